@@ -1,0 +1,48 @@
+# How clang-astra links Clang and LLVM.
+#
+# Development builds link the shared libclang-cpp and libLLVM: links take a
+# second and the binaries stay small. Portable builds (ASTRA_PORTABLE=ON) link
+# every Clang and LLVM static archive instead, so the binary runs on a machine
+# with no LLVM at all (the GPU machine). The two are never mixed: Debian's
+# exported static clang targets name the LLVM dylib in their link interface,
+# which would register every cl::opt twice, so the portable link names the
+# archives by path and bypasses the exported targets.
+
+set(ASTRA_CLANG_RESOURCE_DIR
+  "${LLVM_LIBRARY_DIR}/clang/${LLVM_VERSION_MAJOR}"
+  CACHE PATH "clang resource directory (builtin and CUDA wrapper headers)")
+
+add_library(astra_llvm INTERFACE)
+if(NOT ASTRA_PORTABLE)
+  target_link_libraries(astra_llvm INTERFACE clang-cpp LLVM)
+else()
+  file(GLOB ASTRA_CLANG_ARCHIVES "${LLVM_LIBRARY_DIR}/libclang[A-Z]*.a")
+  execute_process(
+    COMMAND ${LLVM_TOOLS_BINARY_DIR}/llvm-config --link-static --libfiles all
+    OUTPUT_VARIABLE ASTRA_LLVM_ARCHIVES OUTPUT_STRIP_TRAILING_WHITESPACE
+    COMMAND_ERROR_IS_FATAL ANY)
+  separate_arguments(ASTRA_LLVM_ARCHIVES UNIX_COMMAND "${ASTRA_LLVM_ARCHIVES}")
+  # libclangCodeGen refers to Polly's registration hooks.
+  set(ASTRA_POLLY_ARCHIVES
+    "${LLVM_LIBRARY_DIR}/libPolly.a" "${LLVM_LIBRARY_DIR}/libPollyISL.a")
+  list(LENGTH ASTRA_CLANG_ARCHIVES NClang)
+  list(LENGTH ASTRA_LLVM_ARCHIVES NLLVM)
+  message(STATUS "clang-astra: portable link with ${NClang} clang and ${NLLVM} LLVM archives")
+  target_link_libraries(astra_llvm INTERFACE
+    "$<LINK_GROUP:RESCAN,${ASTRA_CLANG_ARCHIVES};${ASTRA_POLLY_ARCHIVES};${ASTRA_LLVM_ARCHIVES}>"
+    -Wl,--as-needed z zstd pthread dl rt m
+    -static-libstdc++ -static-libgcc -Wl,--gc-sections)
+endif()
+
+# The clang resource directory as this build sees it; the tool looks beside
+# its own binary first (portable tarball, cmake --install) and falls back to
+# this path.
+set(ASTRA_BUILD_RESOURCE_DIR "${ASTRA_CLANG_RESOURCE_DIR}")
+
+# astra_add_library(<name> <sources>... [LINK <libs>...])
+# One static library per component folder under lib/.
+function(astra_add_library name)
+  cmake_parse_arguments(ARG "" "" "LINK" ${ARGN})
+  add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})
+  target_link_libraries(${name} PUBLIC ${ARG_LINK} astra_llvm)
+endfunction()

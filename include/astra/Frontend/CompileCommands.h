@@ -1,0 +1,58 @@
+//===- CompileCommands.h - Compile flags for each input file ---*- C++ -*-===//
+//
+// Users give flags the way clang-tidy takes them: `-p <build-dir>` with a
+// compile_commands.json, or `-- <flags>` after the files. This class answers
+// "how is this file compiled" and turns the answer into a device-side CUDA
+// parse. Translation of nvcc command lines lives here too, so every subcommand
+// sees clang flags.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_FRONTEND_COMPILECOMMANDS_H
+#define ASTRA_FRONTEND_COMPILECOMMANDS_H
+
+#include "astra/Frontend/CudaToolchain.h"
+#include "clang/Tooling/CompilationDatabase.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace astra {
+
+class CompileCommands {
+public:
+  /// \p BuildDir is the -p argument (empty: none). \p ExtraFlags are the flags
+  /// after `--`; with a database they are appended to each file's command,
+  /// without one they are the command. With neither, files are parsed with
+  /// the CUDA defaults alone.
+  static llvm::Expected<CompileCommands>
+  create(llvm::StringRef BuildDir, std::vector<std::string> ExtraFlags);
+
+  /// The clang command line (argv[0] first, the file last) that parses the
+  /// device side of \p File. Fails when a database was given but has no entry
+  /// for \p File.
+  llvm::Expected<std::vector<std::string>>
+  deviceCommand(llvm::StringRef File, const CudaToolchain &TC) const;
+
+  bool hasDatabase() const { return DB != nullptr; }
+
+private:
+  std::shared_ptr<clang::tooling::CompilationDatabase> DB;
+  std::string BuildDir;
+  std::vector<std::string> Extra;
+};
+
+/// Turns a compile command (clang, gcc or nvcc style, argv[0] first) for
+/// \p File into a clang device-side command for \p TC. Output, dependency
+/// and host-only flags are dropped; the toolchain's CUDA flags are added.
+/// Flags that nvcc knows and clang does not are translated or dropped (see
+/// docs/compile-flags.md); each dropped flag is reported in \p Notes.
+std::vector<std::string>
+makeDeviceCommand(const std::vector<std::string> &Command, llvm::StringRef File,
+                  const CudaToolchain &TC,
+                  std::vector<std::string> *Notes = nullptr);
+
+} // namespace astra
+
+#endif

@@ -1,0 +1,69 @@
+//===- CudaParser.h - Parse a CUDA file into a Clang AST -------*- C++ -*-===//
+//
+// One place that turns a device-side compile command into an AST, for the
+// original file and for candidates that exist only in memory. Clang's own
+// diagnostics (file:line:col) are printed as they occur; any error fails the
+// parse so that nothing downstream works on a broken AST.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_FRONTEND_CUDAPARSER_H
+#define ASTRA_FRONTEND_CUDAPARSER_H
+
+#include "clang/Frontend/ASTUnit.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace astra {
+
+/// File contents that replace what is on disk for one parse (a candidate
+/// rewrite of the user's file, say). Keys are absolute paths.
+using FileOverlay = std::map<std::string, std::string>;
+
+struct ParseOptions {
+  FileOverlay Overlay;
+  /// Where Clang's diagnostics go; null drops them (they are still counted).
+  llvm::raw_ostream *DiagOS = &llvm::errs();
+  /// Keep warnings quiet: only errors are printed unless set.
+  bool ShowWarnings = false;
+};
+
+/// An AST together with the diagnostics machinery it needs to stay valid.
+class ParsedFile {
+public:
+  ~ParsedFile();
+  clang::ASTUnit &unit() { return *AST; }
+  clang::ASTContext &context() { return AST->getASTContext(); }
+  clang::SourceManager &sourceManager() { return AST->getSourceManager(); }
+  /// Absolute path of the main file.
+  llvm::StringRef mainFile() const { return MainFile; }
+  unsigned numWarnings() const;
+
+private:
+  friend llvm::Expected<std::unique_ptr<ParsedFile>>
+  parseCuda(const std::vector<std::string> &Command,
+            const ParseOptions &Opts);
+  ParsedFile() = default;
+  std::shared_ptr<clang::DiagnosticOptions> DiagOpts;
+  std::unique_ptr<clang::DiagnosticConsumer> Printer;
+  llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> Diags;
+  std::unique_ptr<clang::ASTUnit> AST;
+  std::string MainFile;
+};
+
+/// Parses the file named last in \p Command (a clang command line, argv[0]
+/// first, as CompileCommands::deviceCommand makes it).
+llvm::Expected<std::unique_ptr<ParsedFile>>
+parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts = {});
+
+/// Builds a VFS that shows \p Overlay over the real file system.
+llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>
+makeOverlayFileSystem(const FileOverlay &Overlay);
+
+} // namespace astra
+
+#endif

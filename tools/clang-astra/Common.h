@@ -1,0 +1,49 @@
+//===- Common.h - Options and set-up shared by every subcommand -*- C++ -*-===//
+#ifndef ASTRA_TOOLS_COMMON_H
+#define ASTRA_TOOLS_COMMON_H
+
+#include "astra/Frontend/CompileCommands.h"
+#include "astra/Frontend/CudaParser.h"
+#include "astra/Frontend/CudaToolchain.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace astra {
+namespace tool {
+
+/// Everything a subcommand needs to parse the user's files.
+struct Session {
+  const char *Argv0 = nullptr;
+  std::vector<std::string> ExtraFlags; ///< After `--`.
+  bool HasDashDash = false;
+};
+
+extern llvm::cl::OptionCategory AstraCategory;
+extern llvm::cl::opt<bool> Verbose;
+
+/// Resolves the CUDA toolchain from the common options.
+llvm::Expected<CudaToolchain> makeToolchain(const Session &S);
+/// Loads -p / `--` flags.
+llvm::Expected<CompileCommands> makeCompileCommands(const Session &S);
+
+/// Prints "clang-astra: error: <msg>" and returns 1.
+int reportError(llvm::Error E);
+int reportError(const llvm::Twine &Msg);
+void note(const llvm::Twine &Msg);
+void warning(const llvm::Twine &Msg);
+
+/// Parses \p File on the device side, printing Clang's diagnostics.
+llvm::Expected<std::unique_ptr<ParsedFile>>
+parseUserFile(llvm::StringRef File, const CudaToolchain &TC,
+              const CompileCommands &CC, const FileOverlay &Overlay = {});
+
+// Entry points of the subcommands; each returns the process exit code.
+int runList(const Session &S);
+
+} // namespace tool
+} // namespace astra
+
+#endif
