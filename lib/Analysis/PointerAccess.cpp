@@ -307,8 +307,9 @@ public:
       VarSet B;
       if (T->isPointerType() || A->isTypeDependent())
         directBases(A, B);
-      if (A->isLValue())
-        lvalueBases(A, B); // Passed by reference.
+      // An lvalue may be passed by reference, unless it is const.
+      if (A->isLValue() && !A->getType().isConstQualified())
+        lvalueBases(A, B);
       if (B.empty())
         continue;
       if (!Callee) {
@@ -434,10 +435,20 @@ SmallPtrSet<const VarDecl *, 4> pointerBases(const Expr *E) {
 }
 
 PointerWriteInfo analyzePointerWrites(ASTContext &Ctx, const FunctionDecl *FD) {
-  WriteFinder W(Ctx, FD, 0);
-  W.run();
-  PointerWriteInfo Info = std::move(W.Info);
   const FunctionTemplateDecl *FTD = FD->getDescribedFunctionTemplate();
+  bool HasInstantiations = false;
+  if (FTD)
+    for (const FunctionDecl *Spec : FTD->specializations())
+      HasInstantiations |= Spec->getBody() != nullptr;
+  PointerWriteInfo Info;
+  // Dependent calls in a template's pattern cannot be resolved; where the
+  // translation unit instantiates the template, the instantiations (every
+  // version of the kernel that exists) give the precise answer.
+  if (!HasInstantiations) {
+    WriteFinder W(Ctx, FD, 0);
+    W.run();
+    Info = std::move(W.Info);
+  }
   if (!FTD)
     return Info;
   for (const FunctionDecl *Spec : FTD->specializations()) {

@@ -11,6 +11,33 @@ using namespace clang::tooling;
 
 namespace astra {
 
+static bool isHeader(StringRef Path) {
+  StringRef Ext = sys::path::extension(Path);
+  return Ext == ".cuh" || Ext == ".h" || Ext == ".hpp" || Ext == ".hh" ||
+         Ext == ".inl";
+}
+
+namespace {
+/// Non-owning view, so the interpolating wrapper can share the database.
+class CompilationDatabaseRef : public CompilationDatabase {
+public:
+  explicit CompilationDatabaseRef(const CompilationDatabase &DB) : DB(DB) {}
+  std::vector<CompileCommand> getCompileCommands(StringRef F) const override {
+    return DB.getCompileCommands(F);
+  }
+  std::vector<std::string> getAllFiles() const override {
+    return DB.getAllFiles();
+  }
+  std::vector<CompileCommand> getAllCompileCommands() const override {
+    return DB.getAllCompileCommands();
+  }
+
+private:
+  const CompilationDatabase &DB;
+};
+} // namespace
+
+
 Expected<CompileCommands>
 CompileCommands::create(StringRef BuildDir, std::vector<std::string> ExtraFlags) {
   CompileCommands CC;
@@ -19,13 +46,18 @@ CompileCommands::create(StringRef BuildDir, std::vector<std::string> ExtraFlags)
     return std::move(CC);
   std::string Err;
   std::unique_ptr<CompilationDatabase> DB;
+  SmallString<256> JsonPath(BuildDir);
   if (sys::fs::is_directory(BuildDir))
-    DB = CompilationDatabase::loadFromDirectory(BuildDir, Err);
-  else if (sys::path::filename(BuildDir) == "compile_commands.json")
-    DB = JSONCompilationDatabase::loadFromFile(
-        BuildDir, Err, JSONCommandLineSyntax::AutoDetect);
+    sys::path::append(JsonPath, "compile_commands.json");
+  if (!sys::fs::exists(BuildDir))
+    Err = "no such directory";
+  else if (!sys::fs::exists(JsonPath))
+    Err = "no compile_commands.json in it";
   else
-    Err = "not a directory";
+    // Loaded without clang's interpolation: a source file the build does not
+    // compile is an error, not something to guess flags for.
+    DB = JSONCompilationDatabase::loadFromFile(
+        JsonPath, Err, JSONCommandLineSyntax::AutoDetect);
   if (!DB)
     return createStringError(inconvertibleErrorCode(),
                              "cannot load a compilation database from '%s': %s",
@@ -43,6 +75,14 @@ CompileCommands::deviceCommand(StringRef File, const CudaToolchain &TC) const {
   std::vector<std::string> Cmd;
   if (DB) {
     std::vector<CompileCommand> Cmds = DB->getCompileCommands(Abs);
+    // Headers are not in any build's database; they borrow the flags of the
+    // closest source file, as clangd does.
+    if (Cmds.empty() && isHeader(Abs)) {
+      if (!Interpolated)
+        Interpolated = inferMissingCompileCommands(
+            std::make_unique<CompilationDatabaseRef>(*DB));
+      Cmds = Interpolated->getCompileCommands(Abs);
+    }
     if (Cmds.empty())
       return createStringError(
           inconvertibleErrorCode(),

@@ -44,7 +44,9 @@ SourcePos makePos(const SourceManager &SM, SourceLocation Loc) {
   SourcePos P;
   if (Loc.isInvalid())
     return P;
-  SourceLocation E = SM.getExpansionLoc(Loc);
+  // A name that is a macro argument is shown where it is spelled; anything
+  // else from a macro, at the macro's expansion.
+  SourceLocation E = SM.getFileLoc(Loc);
   PresumedLoc PL = SM.getPresumedLoc(E, /*UseLineDirectives=*/false);
   if (PL.isInvalid())
     return P;

@@ -39,6 +39,7 @@ public:
 
 private:
   std::shared_ptr<clang::tooling::CompilationDatabase> DB;
+  mutable std::shared_ptr<clang::tooling::CompilationDatabase> Interpolated;
   std::string BuildDir;
   std::vector<std::string> Extra;
 };

@@ -1,0 +1,143 @@
+//===- Pass.h - Deterministic kernel rewrites ------------------*- C++ -*-===//
+//
+// A pass rewrites one kernel into text Replacements on the original source,
+// touching as few tokens as it can (so that other bytes, comments and
+// formatting stay), and refuses to fire where it cannot show that the
+// kernel's meaning is kept. Every decision, fired or refused, is recorded with
+// its source position so `--explain` can show it.
+//
+// Passes compose through re-parsing: the driver applies a pass, parses the
+// new text and runs the next pass on the new AST. Within one pass,
+// replacements must not overlap; PassContext::replace reports a conflict
+// instead of dropping it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_REWRITE_PASS_H
+#define ASTRA_REWRITE_PASS_H
+
+#include "astra/Frontend/KernelModel.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/Tooling/Core/Replacement.h"
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace astra {
+
+struct KernelSpec;
+
+/// Options every pass may read. Pass-specific knobs are in Params
+/// (`--pass-opt=vectorize.width=8` sets Params["vectorize.width"] = "8").
+struct PassOptions {
+  /// fast-math may rewrite double math too.
+  bool AllowDouble = false;
+  /// Reassociating float rewrites (reciprocal multiply in hoist) allowed.
+  bool FastMath = false;
+  /// The workload spec of the kernel, when there is one (index32 and
+  /// launch-bounds need it).
+  const KernelSpec *Spec = nullptr;
+  std::map<std::string, std::string> Params;
+
+  /// Params[Pass + "." + Key] as an integer, or \p Default.
+  int64_t intParam(llvm::StringRef Pass, llvm::StringRef Key,
+                   int64_t Default) const;
+  std::string strParam(llvm::StringRef Pass, llvm::StringRef Key,
+                       llvm::StringRef Default) const;
+};
+
+/// One decision a pass made at one site.
+struct Explanation {
+  std::string Pass;
+  SourcePos Pos;
+  bool Fired = false;
+  std::string Message;
+};
+
+class PassContext {
+public:
+  PassContext(clang::ASTContext &Ctx, const KernelInfo &Kernel,
+              const std::vector<KernelInfo> &AllKernels,
+              const PassOptions &Opts, llvm::StringRef PassName);
+
+  clang::ASTContext &astContext() const { return Ctx; }
+  const clang::SourceManager &sourceManager() const;
+  const clang::LangOptions &langOpts() const;
+  const KernelInfo &kernel() const { return Kernel; }
+  const std::vector<KernelInfo> &allKernels() const { return AllKernels; }
+  const PassOptions &options() const { return Opts; }
+  llvm::StringRef passName() const { return PassName; }
+
+  /// Records that the pass changed the code at \p Loc.
+  void fired(clang::SourceLocation Loc, const llvm::Twine &What);
+  /// Records that the pass considered \p Loc and did not change it.
+  void refused(clang::SourceLocation Loc, const llvm::Twine &Why);
+
+  /// Replaces the text of \p Range (a token or char range in a file, not in a
+  /// macro expansion). Returns false, and records a conflict, when it overlaps
+  /// an earlier replacement of this pass or cannot be mapped to file text.
+  bool replace(clang::CharSourceRange Range, llvm::StringRef Text);
+  bool replaceToken(clang::SourceRange Range, llvm::StringRef Text) {
+    return replace(clang::CharSourceRange::getTokenRange(Range), Text);
+  }
+  bool insertBefore(clang::SourceLocation Loc, llvm::StringRef Text);
+  bool insertAfterToken(clang::SourceLocation Loc, llvm::StringRef Text);
+
+  /// Source text of a range as written.
+  std::string text(clang::SourceRange R) const;
+  /// True when every location of \p R is plain file text (no macro
+  /// expansion), so it can be edited.
+  bool isEditable(clang::SourceRange R) const;
+
+  const std::map<std::string, clang::tooling::Replacements> &
+  replacements() const {
+    return Repls;
+  }
+  const std::vector<Explanation> &explanations() const { return Explains; }
+  const std::vector<std::string> &conflicts() const { return Conflicts; }
+
+private:
+  bool add(const clang::tooling::Replacement &R, clang::SourceLocation Loc);
+
+  clang::ASTContext &Ctx;
+  const KernelInfo &Kernel;
+  const std::vector<KernelInfo> &AllKernels;
+  const PassOptions &Opts;
+  std::string PassName;
+  std::map<std::string, clang::tooling::Replacements> Repls; ///< By file path.
+  std::vector<Explanation> Explains;
+  std::vector<std::string> Conflicts;
+};
+
+class Pass {
+public:
+  virtual ~Pass();
+  /// Name on the command line, e.g. "fast-math".
+  virtual llvm::StringRef name() const = 0;
+  /// One line for --list-passes.
+  virtual llvm::StringRef description() const = 0;
+  /// Rewrites PC.kernel(). Must only add replacements through PC and must
+  /// record an Explanation for each site it considered.
+  virtual void run(PassContext &PC) = 0;
+};
+
+struct PassInfo {
+  std::string Name;
+  std::string Description;
+  std::function<std::unique_ptr<Pass>()> Create;
+};
+
+/// Every pass in the library, in a stable order (passes/AllPasses.cpp).
+const std::vector<PassInfo> &allPasses();
+/// Creates a pass by name, or nullptr.
+std::unique_ptr<Pass> createPass(llvm::StringRef Name);
+
+} // namespace astra
+
+#endif

@@ -1,0 +1,65 @@
+//===- RewriteDriver.h - Run passes over a file ----------------*- C++ -*-===//
+//
+// Runs a pipeline of passes over the kernels of one translation unit. After
+// each pass the edited text is parsed again (from memory), so every pass sees
+// a correct AST of the code as it now is. The result is new text for each
+// file that changed; nothing is written to disk here.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_REWRITE_REWRITEDRIVER_H
+#define ASTRA_REWRITE_REWRITEDRIVER_H
+
+#include "astra/Frontend/CudaParser.h"
+#include "astra/Rewrite/Pass.h"
+
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace astra {
+
+struct RewriteRequest {
+  /// Device-side compile command of the main file (argv[0] first, file last).
+  std::vector<std::string> Command;
+  std::vector<std::string> Passes;
+  /// Kernel to rewrite (qualified name); empty: every kernel in user code
+  /// that is not in a macro expansion.
+  std::string Kernel;
+  PassOptions Options;
+  /// Starting contents (a candidate in memory); empty: the files on disk.
+  FileOverlay Overlay;
+};
+
+struct RewriteResult {
+  /// Original and new text of every file that changed (absolute paths).
+  std::map<std::string, std::string> Original, Rewritten;
+  std::vector<Explanation> Explanations;
+  /// Conflicting replacements, as messages; a non-empty list means some
+  /// sites were left alone.
+  std::vector<std::string> Conflicts;
+  /// Passes that changed something, in order.
+  std::vector<std::string> Applied;
+  bool changed() const { return !Rewritten.empty(); }
+};
+
+/// Runs the pipeline. Fails when a pass name is unknown, the kernel is not
+/// found, or a parse fails (the error includes which pass produced text that
+/// does not parse: that is a bug in the pass).
+llvm::Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
+                                         llvm::raw_ostream *DiagOS = nullptr);
+
+/// Applies per-file replacements to \p Files (path -> text).
+llvm::Error applyToFiles(
+    const std::map<std::string, clang::tooling::Replacements> &Repls,
+    std::map<std::string, std::string> &Files);
+
+/// Replacements that turn each original text into its new text, one per
+/// changed hunk (for --export-fixes and clang-apply-replacements).
+std::map<std::string, clang::tooling::Replacements>
+diffAsReplacements(const RewriteResult &R);
+
+} // namespace astra
+
+#endif

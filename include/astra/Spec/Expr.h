@@ -1,0 +1,70 @@
+//===- Expr.h - Arithmetic over shape variables ----------------*- C++ -*-===//
+//
+// Spec fields (element counts, launch dimensions, scalar arguments, bytes,
+// flops) are small expressions over a shape set's variables, e.g.
+// "T * 2 * d", "cdiv(n, 256)", "min(d, 1024)", "1e-6".
+//
+// Grammar: numbers (integer or floating), variables ([A-Za-z_][A-Za-z0-9_]*),
+// + - * / % ** (power), unary -, parentheses, and the functions
+// min(a, b, ...), max(a, b, ...), cdiv(a, b) (ceiling division),
+// floor(x), ceil(x), sqrt(x), log2(x), pow(a, b), abs(x),
+// align(a, b) (a rounded up to a multiple of b).
+// '/' on two integers is integer division (C semantics, truncating), as in
+// the CUDA code the spec describes; any floating operand makes it real.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_SPEC_EXPR_H
+#define ASTRA_SPEC_EXPR_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace astra {
+
+/// A value an expression evaluates to: integers stay exact.
+struct Value {
+  bool IsInt = true;
+  int64_t I = 0;
+  double D = 0;
+  static Value ofInt(int64_t V) { return {true, V, double(V)}; }
+  static Value ofReal(double V) { return {false, int64_t(V), V}; }
+  double real() const { return IsInt ? double(I) : D; }
+};
+
+using Env = std::map<std::string, Value, std::less<>>;
+
+class SpecExpr {
+public:
+  SpecExpr() = default;
+  /// Parses \p Text; the error says where in the text parsing stopped.
+  static llvm::Expected<SpecExpr> parse(llvm::StringRef Text);
+  /// A constant expression.
+  static SpecExpr constant(int64_t V);
+
+  /// Evaluates under \p E; unknown variables, division by zero and integer
+  /// overflow are errors.
+  llvm::Expected<Value> eval(const Env &E) const;
+  /// eval() that also requires an integer result (counts, dimensions).
+  llvm::Expected<int64_t> evalInt(const Env &E) const;
+
+  /// Variables the expression mentions.
+  std::vector<std::string> variables() const;
+  const std::string &text() const { return Text; }
+  bool empty() const { return !Root; }
+
+  struct Node;
+
+private:
+  std::string Text;
+  std::shared_ptr<const Node> Root;
+};
+
+} // namespace astra
+
+#endif

@@ -1,0 +1,185 @@
+//===- RewriteDriver.cpp --------------------------------------------------===//
+#include "astra/Rewrite/RewriteDriver.h"
+#include "astra/Support/Diff.h"
+#include "astra/Support/FileIO.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace astra {
+
+Error applyToFiles(const std::map<std::string, tooling::Replacements> &Repls,
+                   std::map<std::string, std::string> &Files) {
+  for (const auto &[Path, Set] : Repls) {
+    if (Set.empty())
+      continue;
+    auto It = Files.find(Path);
+    if (It == Files.end()) {
+      auto Text = readFile(Path);
+      if (!Text)
+        return Text.takeError();
+      It = Files.emplace(Path, std::move(*Text)).first;
+    }
+    auto New = tooling::applyAllReplacements(It->second, Set);
+    if (!New)
+      return New.takeError();
+    It->second = std::move(*New);
+  }
+  return Error::success();
+}
+
+std::map<std::string, tooling::Replacements>
+diffAsReplacements(const RewriteResult &R) {
+  std::map<std::string, tooling::Replacements> Out;
+  for (const auto &[Path, New] : R.Rewritten) {
+    const std::string &Old = R.Original.at(Path);
+    std::vector<StringRef> OldLines = splitLinesKeepEnds(Old);
+    std::vector<StringRef> NewLines = splitLinesKeepEnds(New);
+    std::vector<size_t> OldOffsets(OldLines.size() + 1, 0);
+    for (size_t I = 0; I < OldLines.size(); ++I)
+      OldOffsets[I + 1] = OldOffsets[I] + OldLines[I].size();
+    tooling::Replacements &Set = Out[Path];
+    for (const DiffHunk &H : diffLines(Old, New)) {
+      std::string Text;
+      for (size_t I = 0; I < H.NewCount; ++I)
+        Text += NewLines[H.NewBegin + I].str();
+      size_t Begin = OldOffsets[H.OldBegin];
+      size_t End = OldOffsets[H.OldBegin + H.OldCount];
+      cantFail(Set.add(tooling::Replacement(Path, Begin, End - Begin, Text)));
+    }
+  }
+  return Out;
+}
+
+static std::string absolute(StringRef P) {
+  SmallString<256> S(P);
+  sys::fs::make_absolute(S);
+  sys::path::remove_dots(S, true);
+  return std::string(S);
+}
+
+Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
+                                   raw_ostream *DiagOS) {
+  std::vector<std::unique_ptr<Pass>> Pipeline;
+  for (const std::string &Name : Req.Passes) {
+    std::unique_ptr<Pass> P = createPass(Name);
+    if (!P) {
+      std::string Known;
+      for (const PassInfo &PI : allPasses())
+        Known += (Known.empty() ? "" : ", ") + PI.Name;
+      return createStringError(inconvertibleErrorCode(),
+                               "unknown pass '%s' (passes: %s)", Name.c_str(),
+                               Known.c_str());
+    }
+    Pipeline.push_back(std::move(P));
+  }
+  if (Req.Command.empty())
+    return createStringError(inconvertibleErrorCode(), "empty compile command");
+  std::string MainFile = absolute(Req.Command.back());
+
+  RewriteResult Result;
+  // Current text of every file any pass touched (starting from the overlay).
+  FileOverlay Current = Req.Overlay;
+  for (auto &[Path, Text] : Req.Overlay)
+    Result.Original[absolute(Path)] = Text;
+
+  bool KernelFound = Req.Kernel.empty();
+  for (size_t PI = 0; PI < Pipeline.size(); ++PI) {
+    Pass &P = *Pipeline[PI];
+    ParseOptions PO;
+    PO.Overlay = Current;
+    PO.DiagOS = DiagOS;
+    auto PF = parseCuda(Req.Command, PO);
+    if (!PF) {
+      if (PI == 0)
+        return PF.takeError();
+      return createStringError(
+          inconvertibleErrorCode(),
+          "%s: the code produced by pass '%s' does not parse (a bug in the "
+          "pass; please report it): %s",
+          MainFile.c_str(), Pipeline[PI - 1]->name().str().c_str(),
+          toString(PF.takeError()).c_str());
+    }
+    std::vector<KernelInfo> Kernels = collectKernels((*PF)->context());
+    std::map<std::string, tooling::Replacements> PassRepls;
+    for (const KernelInfo &K : Kernels) {
+      if (!Req.Kernel.empty() && K.QualifiedName != Req.Kernel &&
+          K.Name != Req.Kernel)
+        continue;
+      KernelFound = true;
+      PassContext PC((*PF)->context(), K, Kernels, Req.Options, P.name());
+      if (!K.Macro.empty()) {
+        PC.refused(K.Decl->getLocation(),
+                   "kernel '" + K.QualifiedName + "' comes from macro '" +
+                       K.Macro + "'; its text cannot be rewritten");
+      } else {
+        P.run(PC);
+      }
+      Result.Explanations.insert(Result.Explanations.end(),
+                                 PC.explanations().begin(),
+                                 PC.explanations().end());
+      Result.Conflicts.insert(Result.Conflicts.end(), PC.conflicts().begin(),
+                              PC.conflicts().end());
+      for (const auto &[Path, Set] : PC.replacements())
+        for (const tooling::Replacement &R : Set)
+          if (Error E = PassRepls[Path].add(R)) {
+            consumeError(std::move(E));
+            Result.Conflicts.push_back(
+                Path + ": " + P.name().str() +
+                ": edits for kernel '" + K.QualifiedName +
+                "' overlap edits for another kernel; left unchanged at offset " +
+                std::to_string(R.getOffset()));
+          }
+    }
+    if (!KernelFound)
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: no kernel named '%s'", MainFile.c_str(),
+                               Req.Kernel.c_str());
+    bool Any = false;
+    for (auto &[Path, Set] : PassRepls)
+      Any |= !Set.empty();
+    if (!Any)
+      continue;
+    for (auto &[Path, Set] : PassRepls) {
+      if (Set.empty() || Result.Original.count(Path))
+        continue;
+      auto Text = readFile(Path);
+      if (!Text)
+        return Text.takeError();
+      Result.Original[Path] = *Text;
+      if (!Current.count(Path))
+        Current[Path] = std::move(*Text);
+    }
+    std::map<std::string, std::string> Files(Current.begin(), Current.end());
+    if (Error E = applyToFiles(PassRepls, Files))
+      return std::move(E);
+    Current = FileOverlay(Files.begin(), Files.end());
+    Result.Applied.push_back(P.name().str());
+  }
+
+  // A final parse of the result: a pass that emits broken code must never
+  // reach a user's file.
+  if (!Result.Applied.empty()) {
+    ParseOptions PO;
+    PO.Overlay = Current;
+    PO.DiagOS = DiagOS;
+    auto PF = parseCuda(Req.Command, PO);
+    if (!PF)
+      return createStringError(
+          inconvertibleErrorCode(),
+          "%s: the code produced by pass '%s' does not parse (a bug in the "
+          "pass; please report it): %s",
+          MainFile.c_str(), Result.Applied.back().c_str(),
+          toString(PF.takeError()).c_str());
+  }
+  for (auto &[Path, Text] : Current)
+    if (Result.Original.count(Path) && Result.Original[Path] != Text)
+      Result.Rewritten[Path] = Text;
+  return std::move(Result);
+}
+
+} // namespace astra

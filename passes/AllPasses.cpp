@@ -1,0 +1,33 @@
+//===- AllPasses.cpp - The pass registry ----------------------------------===//
+//
+// One line per pass. The list is explicit (no static registration) so that
+// linking the pass library from a static archive can never drop a pass.
+//
+//===----------------------------------------------------------------------===//
+#include "astra/Rewrite/Pass.h"
+
+#include "RestrictConst.h"
+
+namespace astra {
+
+template <typename P> static PassInfo info() {
+  P Instance;
+  return {Instance.name().str(), Instance.description().str(),
+          [] { return std::unique_ptr<Pass>(new P()); }};
+}
+
+const std::vector<PassInfo> &allPasses() {
+  static const std::vector<PassInfo> Passes = {
+      info<RestrictConstPass>(),
+  };
+  return Passes;
+}
+
+std::unique_ptr<Pass> createPass(llvm::StringRef Name) {
+  for (const PassInfo &PI : allPasses())
+    if (PI.Name == Name)
+      return PI.Create();
+  return nullptr;
+}
+
+} // namespace astra

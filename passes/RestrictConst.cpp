@@ -1,0 +1,218 @@
+//===- RestrictConst.cpp --------------------------------------------------===//
+//
+// Safety argument.
+//  const: adding const to the pointee of a parameter that is never written
+//   through keeps every read; it changes the kernel's type (and mangled name),
+//   so the pass refuses when anything depends on the exact type: another
+//   declaration of the kernel, an explicit instantiation or specialization,
+//   or a use of the kernel other than a launch (its address taken).
+//  __restrict__: a top-level qualifier of a parameter; it does not change the
+//   kernel's type. It promises that the buffers do not overlap, which only
+//   callers can keep: the pass fires only when the file shows every caller
+//   (at least one launch site, all in this file) and no launch passes two
+//   arguments derived from the same variable. The option
+//   restrict-const.assume-noalias=1 states the promise for kernels with no
+//   launch site in the file.
+//
+//===----------------------------------------------------------------------===//
+#include "RestrictConst.h"
+#include "astra/Analysis/PointerAccess.h"
+
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Lex/Lexer.h"
+
+using namespace clang;
+using namespace llvm;
+
+namespace astra {
+
+namespace {
+
+/// Finds references to a kernel that are not the callee of a launch.
+class KernelRefFinder : public RecursiveASTVisitor<KernelRefFinder> {
+public:
+  explicit KernelRefFinder(const FunctionDecl *K) : K(K->getCanonicalDecl()) {}
+
+  bool TraverseCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
+    // The callee reference of a launch is fine; its arguments are not.
+    TraverseStmt(E->getConfig());
+    for (Expr *A : E->arguments())
+      TraverseStmt(A);
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (auto *FD = dyn_cast<FunctionDecl>(E->getDecl())) {
+      const FunctionDecl *P = FD->getTemplateInstantiationPattern();
+      if ((P ? P : FD)->getCanonicalDecl() == K && !Found)
+        Found = E;
+    }
+    return true;
+  }
+  bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *E) {
+    return true; // Dependent launch callees are handled by the launch check.
+  }
+
+  const FunctionDecl *K;
+  const DeclRefExpr *Found = nullptr;
+};
+
+/// Whether arguments I and J of a launch may point into one buffer: they do
+/// unless both are computed from known variables and share none.
+bool launchMayAlias(const CUDAKernelCallExpr *E, unsigned I, unsigned J) {
+  auto BI = pointerBases(E->getArg(I));
+  auto BJ = pointerBases(E->getArg(J));
+  if (BI.empty() || BJ.empty())
+    return true; // Unknown origin (a call, a member): assume the worst.
+  for (const VarDecl *V : BI)
+    if (BJ.count(V))
+      return true;
+  return false;
+}
+
+/// Launch expressions of \p K in the AST, matched to the kernel model's
+/// launch sites by position.
+class LaunchCollector : public RecursiveASTVisitor<LaunchCollector> {
+public:
+  explicit LaunchCollector(const FunctionDecl *K) : K(K->getCanonicalDecl()) {}
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
+    const FunctionDecl *FD = E->getDirectCallee();
+    if (FD) {
+      const FunctionDecl *P = FD->getTemplateInstantiationPattern();
+      if ((P ? P : FD)->getCanonicalDecl() == K)
+        Launches.push_back(E);
+      return true;
+    }
+    // Dependent launch (inside a template): match by name.
+    if (auto *ULE =
+            dyn_cast<UnresolvedLookupExpr>(E->getCallee()->IgnoreImplicit()))
+      if (ULE->getName().getAsString() == K->getNameAsString())
+        Launches.push_back(E);
+    return true;
+  }
+  const FunctionDecl *K;
+  std::vector<const CUDAKernelCallExpr *> Launches;
+};
+
+} // namespace
+
+void RestrictConstPass::run(PassContext &PC) {
+  const KernelInfo &K = PC.kernel();
+  const FunctionDecl *FD = K.Decl;
+  ASTContext &Ctx = PC.astContext();
+  PointerWriteInfo Writes = analyzePointerWrites(Ctx, FD);
+
+  // Why the kernel's type must not change, if it must not.
+  std::string TypeFrozen;
+  for (const FunctionDecl *R : FD->redecls())
+    if (R != FD) {
+      TypeFrozen = "the kernel is declared again at " +
+                   makePos(PC.sourceManager(), R->getLocation()).str() +
+                   "; changing its parameter types would split the two";
+      break;
+    }
+  if (TypeFrozen.empty())
+    for (const Instantiation &I : K.Instantiations)
+      if (I.Explicit) {
+        TypeFrozen = "the template has an explicit instantiation or "
+                     "specialization (" + I.Name + ") that names its types";
+        break;
+      }
+  KernelRefFinder Refs(FD);
+  Refs.TraverseDecl(Ctx.getTranslationUnitDecl());
+  if (TypeFrozen.empty() && Refs.Found)
+    TypeFrozen = "the kernel's address is taken at " +
+                 makePos(PC.sourceManager(), Refs.Found->getBeginLoc()).str();
+
+  LaunchCollector LC(FD);
+  LC.TraverseDecl(Ctx.getTranslationUnitDecl());
+  bool AssumeNoAlias =
+      PC.options().intParam(name(), "assume-noalias", 0) != 0;
+
+  for (const ParmVarDecl *P : FD->parameters()) {
+    QualType T = P->getType();
+    if (!T->isPointerType())
+      continue;
+    SourceLocation Loc = P->getLocation();
+    TypeLoc TL = P->getTypeSourceInfo()->getTypeLoc();
+    // Look through qualifiers (an existing __restrict__ or const pointer).
+    while (auto QTL = TL.getAs<QualifiedTypeLoc>())
+      TL = QTL.getUnqualifiedLoc();
+    auto PTL = TL.getAs<PointerTypeLoc>();
+    if (!PTL) {
+      PC.refused(Loc, "parameter '" + P->getName() +
+                          "' has a pointer type spelled through a typedef or "
+                          "macro; its pointee cannot be edited");
+      continue;
+    }
+    QualType Pointee = T->getPointeeType();
+    std::string Name = P->getNameAsString();
+
+    // const on the pointee.
+    if (!Pointee.isConstQualified()) {
+      if (Writes.isWritten(P)) {
+        PC.refused(Loc, "'" + Name + "' is written (" + Writes.reason(P) +
+                            "); it stays non-const");
+      } else if (Pointee->isPointerType()) {
+        PC.refused(Loc, "'" + Name + "' points to pointers; const there "
+                            "would not change what the kernel reads");
+      } else if (Pointee.isVolatileQualified()) {
+        PC.refused(Loc, "'" + Name + "' points to volatile data");
+      } else if (!TypeFrozen.empty()) {
+        PC.refused(Loc, "'" + Name + "' could be const, but " + TypeFrozen);
+      } else if (!PC.isEditable(PTL.getSourceRange())) {
+        PC.refused(Loc, "'" + Name + "' is declared inside a macro");
+      } else {
+        SourceLocation Begin = PTL.getPointeeLoc().getBeginLoc();
+        if (PC.insertBefore(Begin, "const "))
+          PC.fired(Loc, "'" + Name + "' is only read: now points to const");
+      }
+    }
+
+    // __restrict__ on the pointer.
+    if (T.isRestrictQualified())
+      continue;
+    std::string Why;
+    if (LC.Launches.empty() && !AssumeNoAlias)
+      Why = "no launch site in this file shows that '" + Name +
+            "' never aliases another argument (pass "
+            "--pass-opt=restrict-const.assume-noalias=1 to assert it)";
+    for (const CUDAKernelCallExpr *E : LC.Launches) {
+      unsigned I = P->getFunctionScopeIndex();
+      if (I >= E->getNumArgs())
+        continue;
+      for (const ParmVarDecl *Q : FD->parameters()) {
+        unsigned J = Q->getFunctionScopeIndex();
+        if (Q == P || !Q->getType()->isPointerType() || J >= E->getNumArgs())
+          continue;
+        if (launchMayAlias(E, I, J)) {
+          Why = "the launch at " +
+                makePos(PC.sourceManager(), E->getBeginLoc()).str() +
+                " may pass '" + Name + "' and '" + Q->getNameAsString() +
+                "' into the same buffer";
+          break;
+        }
+      }
+      if (!Why.empty())
+        break;
+    }
+    if (Why.empty() && Writes.Escaped.count(P))
+      Why = "'" + Name + "' escapes the kernel's analysis";
+    if (!Why.empty()) {
+      PC.refused(Loc, "no __restrict__: " + Why);
+      continue;
+    }
+    // `float *x` -> `float *__restrict__ x`: right after the '*'.
+    if (!PC.isEditable(PTL.getStarLoc())) {
+      PC.refused(Loc, "'" + Name + "' is declared inside a macro");
+      continue;
+    }
+    if (PC.insertAfterToken(PTL.getStarLoc(), "__restrict__ "))
+      PC.fired(Loc, "'" + Name + "' does not alias other arguments at any "
+                        "launch: now __restrict__");
+  }
+}
+
+} // namespace astra

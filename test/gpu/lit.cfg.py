@@ -1,0 +1,27 @@
+# lit configuration for the GPU tests (ctest label `gpu`). They run on a
+# machine with an NVIDIA GPU, either from a build tree (ctest) or from the
+# portable bundle (scripts/gpu-run.sh sets ASTRA_TOOLS_DIR).
+import os
+import lit.formats
+
+config.name = "clang-astra-gpu"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".cu", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+
+tools = os.environ.get("ASTRA_TOOLS_DIR", config.astra_tools_dir)
+path = [tools]
+if getattr(config, "llvm_tools_dir", None):
+    path.append(config.llvm_tools_dir)
+config.environment["PATH"] = os.pathsep.join(path + [os.environ.get("PATH", "")])
+for var in ["HOME", "TMPDIR", "CUDA_PATH", "CUDA_HOME", "LD_LIBRARY_PATH",
+            "ASTRA_CACHE_DIR", "ASTRA_RESOURCE_DIR"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+config.environment["LC_ALL"] = "C"
+config.substitutions.append(("%clang-astra", os.path.join(tools, "clang-astra")))
+config.substitutions.append(("%src", config.astra_src_root))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+config.substitutions.append(("%python", "python3"))
+config.available_features.add("gpu")

@@ -1,0 +1,1 @@
+__global__ void good(float *p) { p[threadIdx.x] = 1.0f; }

@@ -1,0 +1,3 @@
+__global__ void broken(float *p) {
+  p[threadIdx.x] = 1.0f
+}

@@ -1,0 +1,45 @@
+# lit configuration for clang-astra's command-line tests (test/lit).
+import os
+import shutil
+import lit.formats
+
+config.name = "clang-astra"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".cu", ".test", ".cuh", ".json"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+
+cuda_path = os.environ.get("CUDA_PATH") or os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+config.environment["PATH"] = os.pathsep.join(
+    [config.astra_tools_dir, config.llvm_tools_dir, os.environ.get("PATH", "")])
+for var in ["HOME", "TMPDIR", "CUDA_PATH", "CUDA_HOME", "LD_LIBRARY_PATH"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+# Tests run from a neutral directory; paths in output are then absolute or
+# relative to the test's own temporary directory.
+config.environment["LC_ALL"] = "C"
+
+astra = os.path.join(config.astra_tools_dir, "clang-astra")
+config.substitutions.append(("%clang-astra", astra))
+config.substitutions.append(("%FileCheck", config.filecheck))
+config.substitutions.append(("%cuda_path", cuda_path))
+ptxas = os.path.join(cuda_path, "bin", "ptxas")
+config.substitutions.append(("%ptxas", ptxas))
+# Compiles a .cu file's device side to PTX through clang's NVPTX backend;
+# every pass test runs its output through this so no pass emits code that
+# does not compile.
+config.substitutions.append((
+    "%nvptx-compile",
+    f"{config.clang} -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 "
+    f"--cuda-path={cuda_path} -Wno-unknown-cuda-version -O3 -S -o -"))
+config.substitutions.append(("%python", "python3"))
+config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
+
+if os.path.exists(os.path.join(cuda_path, "include", "cuda.h")):
+    config.available_features.add("cuda")
+if os.path.exists(ptxas):
+    config.available_features.add("ptxas")
+if shutil.which("nvcc") or os.path.exists(os.path.join(cuda_path, "bin", "nvcc")):
+    config.available_features.add("nvcc")
+if os.getuid() == 0:
+    config.available_features.add("root")
