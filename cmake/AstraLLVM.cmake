@@ -46,3 +46,18 @@ function(astra_add_library name)
   add_library(${name} STATIC ${ARG_UNPARSED_ARGUMENTS})
   target_link_libraries(${name} PUBLIC ${ARG_LINK} astra_llvm)
 endfunction()
+
+# astra_add_component(<name> [LINK <libs>...])
+# A component library from every .cpp in the current folder. While a
+# component has no sources yet it is an interface library, so the tool and
+# tests can link it unconditionally.
+function(astra_add_component name)
+  cmake_parse_arguments(ARG "" "" "LINK" ${ARGN})
+  file(GLOB srcs CONFIGURE_DEPENDS "${CMAKE_CURRENT_SOURCE_DIR}/*.cpp")
+  if(srcs)
+    astra_add_library(${name} ${srcs} LINK ${ARG_LINK})
+  else()
+    add_library(${name} INTERFACE)
+    target_link_libraries(${name} INTERFACE ${ARG_LINK})
+  endif()
+endfunction()
