@@ -1,0 +1,78 @@
+//===- ReplyCache.cpp - LLM replies cached on disk ------------------------===//
+#include "astra/LLM/ReplyCache.h"
+
+#include "astra/Support/FileIO.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+
+#include <cstdlib>
+
+using namespace llvm;
+
+namespace astra {
+
+std::string defaultLLMCacheDir() {
+  SmallString<256> Dir;
+  if (const char *Env = std::getenv("ASTRA_CACHE_DIR"); Env && *Env) {
+    Dir = Env;
+  } else if (const char *Xdg = std::getenv("XDG_CACHE_HOME"); Xdg && *Xdg) {
+    Dir = Xdg;
+    sys::path::append(Dir, "clang-astra");
+  } else if (sys::path::home_directory(Dir)) {
+    sys::path::append(Dir, ".cache", "clang-astra");
+  } else {
+    sys::path::system_temp_directory(/*ErasedOnReboot=*/false, Dir);
+    sys::path::append(Dir, "clang-astra");
+  }
+  sys::path::append(Dir, "llm");
+  return std::string(Dir);
+}
+
+std::string ReplyCache::key(StringRef Endpoint, StringRef RequestBody,
+                            unsigned Sample) {
+  SHA256 H;
+  // NUL separators: no two different inputs hash the same bytes.
+  H.update("clang-astra llm reply v1");
+  H.update(StringRef("\0", 1));
+  H.update(Endpoint);
+  H.update(StringRef("\0", 1));
+  H.update(RequestBody);
+  H.update(StringRef("\0", 1));
+  H.update(std::to_string(Sample));
+  std::array<uint8_t, 32> Digest = H.final();
+  return toHex(ArrayRef<uint8_t>(Digest), /*LowerCase=*/true);
+}
+
+std::string ReplyCache::pathOf(StringRef Key) const {
+  SmallString<256> P(Dir);
+  sys::path::append(P, Key + ".json");
+  return std::string(P);
+}
+
+std::optional<std::string> ReplyCache::lookup(StringRef Key) const {
+  std::string Path = pathOf(Key);
+  if (!sys::fs::exists(Path))
+    return std::nullopt;
+  Expected<std::string> Text = readFile(Path);
+  if (!Text) {
+    consumeError(Text.takeError());
+    return std::nullopt;
+  }
+  return std::move(*Text);
+}
+
+Error ReplyCache::store(StringRef Key, StringRef ReplyJson) const {
+  if (std::error_code EC = sys::fs::create_directories(Dir))
+    return createStringError(EC,
+                             "%s: cannot create the LLM reply cache directory: "
+                             "%s (set ASTRA_CACHE_DIR to a writable directory "
+                             "or pass --llm-no-cache)",
+                             Dir.c_str(), EC.message().c_str());
+  return writeFileAtomically(pathOf(Key), ReplyJson);
+}
+
+} // namespace astra
