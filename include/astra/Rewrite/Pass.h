@@ -32,6 +32,7 @@
 namespace astra {
 
 struct KernelSpec;
+struct SpecFile;
 
 /// Options every pass may read. Pass-specific knobs are in Params
 /// (`--pass-opt=vectorize.width=8` sets Params["vectorize.width"] = "8").
@@ -43,6 +44,14 @@ struct PassOptions {
   /// The workload spec of the kernel, when there is one (index32 and
   /// launch-bounds need it).
   const KernelSpec *Spec = nullptr;
+  /// Every spec of the file being rewritten (`rewrite --spec`, or the spec
+  /// beside the file); PassOptions is shared by all kernels of a request, so
+  /// passes look their kernel up with specFor().
+  const SpecFile *Specs = nullptr;
+  /// The spec of \p Kernel (qualified name): Spec when set, else the entry
+  /// of Specs with that name (for a template, its first instantiation's
+  /// entry), else null. Defined in lib/Spec (astraSpec).
+  const KernelSpec *specFor(llvm::StringRef Kernel) const;
   std::map<std::string, std::string> Params;
 
   /// Params[Pass + "." + Key] as an integer, or \p Default.

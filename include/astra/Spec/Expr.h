@@ -5,12 +5,18 @@
 // "T * 2 * d", "cdiv(n, 256)", "min(d, 1024)", "1e-6".
 //
 // Grammar: numbers (integer or floating), variables ([A-Za-z_][A-Za-z0-9_]*),
-// + - * / % ** (power), unary -, parentheses, and the functions
+// + - * / % ** (power), unary - and +, parentheses, and the functions
 // min(a, b, ...), max(a, b, ...), cdiv(a, b) (ceiling division),
 // floor(x), ceil(x), sqrt(x), log2(x), pow(a, b), abs(x),
 // align(a, b) (a rounded up to a multiple of b).
-// '/' on two integers is integer division (C semantics, truncating), as in
-// the CUDA code the spec describes; any floating operand makes it real.
+// '/' and '%' on two integers are C integer division and remainder
+// (truncating), as in the CUDA code the spec describes; any floating operand
+// makes the operation real. '**' binds tighter than unary minus and groups to
+// the right, as in Python: -2 ** 2 is -4, 2 ** 3 ** 2 is 512.
+//
+// Integer arithmetic is exact: a result that does not fit in 64 bits is an
+// error, never a wrapped value, because a wrapped element count would size a
+// buffer wrongly without anyone noticing.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_SPEC_EXPR_H
@@ -35,6 +41,9 @@ struct Value {
   static Value ofInt(int64_t V) { return {true, V, double(V)}; }
   static Value ofReal(double V) { return {false, int64_t(V), V}; }
   double real() const { return IsInt ? double(I) : D; }
+  /// "42", "1e-06", "0.5": integers exactly, reals in the shortest form
+  /// that reads back to the same double.
+  std::string str() const;
 };
 
 using Env = std::map<std::string, Value, std::less<>>;
@@ -42,18 +51,21 @@ using Env = std::map<std::string, Value, std::less<>>;
 class SpecExpr {
 public:
   SpecExpr() = default;
-  /// Parses \p Text; the error says where in the text parsing stopped.
+  /// Parses \p Text; the error quotes the text and says at which column
+  /// parsing stopped and what was expected there.
   static llvm::Expected<SpecExpr> parse(llvm::StringRef Text);
   /// A constant expression.
   static SpecExpr constant(int64_t V);
 
-  /// Evaluates under \p E; unknown variables, division by zero and integer
-  /// overflow are errors.
+  /// Evaluates under \p E; unknown variables, division by zero, domain
+  /// errors (sqrt of a negative number, ...) and integer overflow are
+  /// errors that quote the expression.
   llvm::Expected<Value> eval(const Env &E) const;
-  /// eval() that also requires an integer result (counts, dimensions).
+  /// eval() that also requires an integer result (counts, dimensions). A
+  /// real result with an exact integer value (1e6, sqrt(16)) is accepted.
   llvm::Expected<int64_t> evalInt(const Env &E) const;
 
-  /// Variables the expression mentions.
+  /// Variables the expression mentions, each once, in order of appearance.
   std::vector<std::string> variables() const;
   const std::string &text() const { return Text; }
   bool empty() const { return !Root; }
@@ -64,6 +76,9 @@ private:
   std::string Text;
   std::shared_ptr<const Node> Root;
 };
+
+/// The functions expressions may call, for messages ("min, max, ...").
+llvm::StringRef specExprFunctionList();
 
 } // namespace astra
 

@@ -6,6 +6,12 @@
 // bytes moved. It lives beside the kernel as <file>.astra.json (JSON with
 // comments); docs/spec-format.md is the user-facing description.
 //
+// A spec that loads is valid on its own: every expression parses and
+// evaluates under every shape set, counts are positive, generators fit their
+// buffers. Whether it fits the kernel (parameter names, pointee types, what
+// the kernel writes) is checked against the AST by checkSpecAgainstKernel
+// (astra/Spec/SpecCheck.h).
+//
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_SPEC_SPEC_H
 #define ASTRA_SPEC_SPEC_H
@@ -16,11 +22,15 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace astra {
+
+class JsonWriter;
 
 enum class DType {
   F32, F64, F16, BF16, FP8E4M3, FP8E5M2,
@@ -33,6 +43,14 @@ unsigned dtypeSize(DType T);
 llvm::StringRef dtypeName(DType T);
 std::optional<DType> parseDType(llvm::StringRef S);
 bool isFloating(DType T);
+bool isSigned(DType T);
+/// Every spelling, for messages ("f32, f64, ...").
+llvm::StringRef dtypeList();
+/// Range of an integer dtype (for range checks of generated values).
+int64_t dtypeMin(DType T);
+/// Largest value of an integer dtype; u64 reports INT64_MAX since spec
+/// arithmetic is int64.
+int64_t dtypeMax(DType T);
 
 enum class Role {
   Input,  ///< Read only: must come back unchanged.
@@ -41,6 +59,7 @@ enum class Role {
   Scratch ///< Workspace: poisoned, not compared.
 };
 llvm::StringRef roleName(Role R);
+std::optional<Role> parseRole(llvm::StringRef S);
 
 /// How the values of an input (or in-out) buffer are drawn. Arguments are
 /// expressions over the shape variables.
@@ -51,11 +70,26 @@ struct Generator {
   /// csr_colind(rowptr_arg, n): column indices consistent with another
   /// argument that is a csr_rowptr (distinct within a row).
   std::string Kind = "normal";
+  /// For csr_colind only Args[0] (n) is here; the argument name is RefArg.
   std::vector<SpecExpr> Args;
   /// For generators that refer to another argument by name (csr_colind).
   std::string RefArg;
-  std::string Text; ///< As written, for messages.
+  std::string Text; ///< As written (or the default's spelling), for messages.
+
+  /// Generators whose values are indices or structure (permutation,
+  /// indices_into, csr_rowptr, csr_colind, arange): the adversarial run must
+  /// not replace their values, and they need an integer dtype (arange
+  /// aside).
+  bool isStructural() const;
 };
+
+/// Parses "normal(0, 1)", "arange", "csr_colind(rowptr, n)". Checks the
+/// name and the number of arguments; not what the arguments evaluate to.
+llvm::Expected<Generator> parseGenerator(llvm::StringRef Text);
+/// The default generator of a buffer of \p T: normal(0, 1) for floating
+/// types, randint(-100, 100) for signed and randint(0, 100) for unsigned
+/// integers (u8: randint(0, 100) too).
+Generator defaultGenerator(DType T);
 
 struct ArgSpec {
   std::string Name;
@@ -66,20 +100,39 @@ struct ArgSpec {
   DType Type = DType::F32;
   SpecExpr Count; ///< Elements.
   Role R = Role::Input;
-  Generator Init;
+  Generator Init; ///< Filled (default or as written) for input and inout.
   std::optional<double> Rtol, Atol; ///< Overrides of the kernel's tolerance.
   /// Required byte alignment of the pointer; the adversarial run misaligns
-  /// buffers only where this allows (default: the dtype's size).
+  /// buffers only where this allows (0: the dtype's size).
   unsigned Align = 0;
 
   // Scalars.
   SpecExpr ScalarValue;
   DType ScalarType = DType::I32; ///< From the kernel's parameter type.
+  /// ScalarType is known: written in the spec ("dtype") or filled by
+  /// checkSpecAgainstKernel. A self-contained job spec always has it.
+  bool ScalarTypeGiven = false;
+
+  unsigned alignment() const { return Align ? Align : dtypeSize(Type); }
+  /// count * dtype size under \p E.
+  llvm::Expected<int64_t> bytes(const Env &E) const;
+};
+
+/// A launch configuration with every expression evaluated.
+struct ResolvedLaunch {
+  int64_t Grid[3] = {1, 1, 1}, Block[3] = {1, 1, 1};
+  int64_t Shmem = 0;
+  int64_t threadsPerBlock() const { return Block[0] * Block[1] * Block[2]; }
 };
 
 struct LaunchSpec {
   SpecExpr Grid[3], Block[3]; ///< Missing dimensions are 1.
   SpecExpr Shmem;             ///< Dynamic shared memory bytes (default 0).
+  /// Evaluates and checks the CUDA limits (block at most 1024 threads,
+  /// grid y and z at most 65535, ...). On error, \p BadField (when given)
+  /// receives the field that is wrong: "grid", "block" or "shmem".
+  llvm::Expected<ResolvedLaunch> resolve(const Env &E,
+                                         std::string *BadField = nullptr) const;
 };
 
 struct ShapeSet {
@@ -92,7 +145,27 @@ struct ValidityCheck {
   std::string Name; ///< e.g. "neighbor_sample"
   /// Bindings of the check's roles to argument names or expressions.
   std::vector<std::pair<std::string, std::string>> Params;
+  /// The binding of \p Param, or empty.
+  llvm::StringRef param(llvm::StringRef Param) const;
 };
+
+/// A validity check the engine provides, with the parameters it takes.
+struct ValidityCheckInfo {
+  enum class ParamKind {
+    Buffer,     ///< Names a buffer argument.
+    Expression  ///< An expression over the shape variables, or a scalar argument.
+  };
+  struct Param {
+    llvm::StringRef Name;
+    ParamKind Kind;
+    llvm::StringRef Doc;
+  };
+  llvm::StringRef Name;
+  llvm::StringRef Doc;
+  std::vector<Param> Params; ///< All required.
+};
+/// Every validity check the engine implements (docs/spec-format.md).
+const std::vector<ValidityCheckInfo> &knownValidityChecks();
 
 struct AdversarialSpec {
   /// Shape variables that may take odd sizes (not a multiple of any vector
@@ -101,7 +174,7 @@ struct AdversarialSpec {
   /// Whether buffers may be passed misaligned (offset by one element).
   bool Misalign = true;
   /// Input value ranges to add: large magnitudes, negatives, zeros,
-  /// denormals. Off for arguments whose generator is an index generator.
+  /// denormals. Off for arguments whose generator is structural.
   bool Values = true;
 };
 
@@ -109,9 +182,10 @@ struct KernelSpec {
   std::string Kernel; ///< Name as in `list` (qualified; template args for instantiations).
   std::string SpecPath;
   std::vector<ShapeSet> Shapes;
-  std::vector<ArgSpec> Args; ///< In kernel parameter order.
+  std::vector<ArgSpec> Args; ///< In kernel parameter order once checked.
   LaunchSpec Launch;
   double Rtol = -1, Atol = -1; ///< Negative: per-dtype default.
+  /// Bytes moved per launch; absent means "auto" (see autoBytes).
   std::optional<SpecExpr> Bytes, Flops;
   std::optional<ValidityCheck> Check;
   AdversarialSpec Adversarial;
@@ -119,28 +193,74 @@ struct KernelSpec {
   /// may change block sizes (and rewrite launch sites).
   bool LaunchIsTunable = false;
 
+  /// Line and column of each field in SpecPath ("args.out.dtype" ->
+  /// {12, 9}), for the messages of checks that run after parsing.
+  std::map<std::string, std::pair<unsigned, unsigned>> FieldLocations;
+
   const ArgSpec *arg(llvm::StringRef Name) const;
+  const ShapeSet *shape(llvm::StringRef Name) const;
+
+  /// Start of a message about \p Field ("args.out.dtype"), in the form
+  /// parse errors have: "k.cu.astra.json:12:9: kernel 'k': args.out.dtype: ".
+  /// A field without a recorded place uses its nearest parent's.
+  std::string where(llvm::StringRef Field) const;
+
+  /// The tolerance of buffer \p A: its own, else the kernel's, else the
+  /// dtype's default.
+  double rtolFor(const ArgSpec &A) const;
+  double atolFor(const ArgSpec &A) const;
+
+  /// Inputs read once + outputs written once + in-out read and written;
+  /// scratch is not counted.
+  llvm::Expected<int64_t> autoBytes(const Env &E) const;
+  /// The "bytes" expression, or autoBytes.
+  llvm::Expected<int64_t> bytesMoved(const Env &E) const;
 };
 
 struct SpecFile {
   std::string Path;
   std::vector<KernelSpec> Kernels;
+  /// The entry for \p Kernel; template arguments compare without
+  /// whitespace ("scale<float,2>" finds "scale<float, 2>").
   const KernelSpec *find(llvm::StringRef Kernel) const;
+  KernelSpec *find(llvm::StringRef Kernel);
 };
 
-/// Loads and validates a spec file. Errors name the file, the kernel, the
-/// field and what is wrong, e.g.
-///   k.cu.astra.json: kernel 'silu': args.out.count: unknown variable 'D'
+/// Kernel names compare equal when they differ only in whitespace.
+bool sameKernelName(llvm::StringRef A, llvm::StringRef B);
+
+/// Loads and validates a spec file. Errors name the file, the line, the
+/// kernel, the field and what is wrong, e.g.
+///   k.cu.astra.json:9:9: kernel 'silu': args.out.count: unknown variable 'D'
+///   (shape variables: T, d)
+/// Every problem found is reported (one llvm::ErrorList), not just the first.
 llvm::Expected<SpecFile> loadSpecFile(llvm::StringRef Path);
-/// Parses spec text (for tests and in-memory specs).
+/// Parses spec text (for tests and in-memory specs); \p Path names it in
+/// messages.
 llvm::Expected<SpecFile> parseSpec(llvm::StringRef Text, llvm::StringRef Path);
 
+/// Where the spec of \p CuFile lives: <file>.astra.json.
+std::string specPathFor(llvm::StringRef CuFile);
 /// The spec beside \p CuFile (<file>.astra.json), or \p Explicit when given.
 /// A missing spec is an error that points to `clang-astra init-spec`.
 llvm::Expected<SpecFile> loadSpecFor(llvm::StringRef CuFile,
                                      llvm::StringRef Explicit);
 
-/// Default tolerances per dtype, fit for fast-math rewrites.
+/// Writes \p K as the value of its entry in "kernels" (an object with
+/// shapes, args, launch, ...). The output is explicit: defaults are written
+/// out (init generators, scalar dtypes once known), so that the job that
+/// ships it to another machine does not depend on this build's defaults.
+/// parseKernelSpecJson reads it back to the same spec.
+void writeKernelSpecJson(JsonWriter &W, const KernelSpec &K);
+/// Parses one kernel entry (what writeKernelSpecJson writes) for kernel
+/// \p Kernel, with the same validation as a spec file. \p Path names the
+/// text in messages.
+llvm::Expected<KernelSpec> parseKernelSpecJson(llvm::StringRef Json,
+                                               llvm::StringRef Kernel,
+                                               llvm::StringRef Path = "<spec>");
+
+/// Default tolerances per dtype, fit for fast-math rewrites. A candidate
+/// value c passes against reference r when |c - r| <= atol + rtol * |r|.
 double defaultRtol(DType T);
 double defaultAtol(DType T);
 
