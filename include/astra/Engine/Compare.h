@@ -1,0 +1,98 @@
+//===- Compare.h - Poison, guards and output comparison --------*- C++ -*-===//
+//
+// The rules that decide whether a candidate's outputs equal the baseline's:
+//
+// - Before every run, output and scratch buffers are filled with a poison
+//   pattern (a quiet NaN with a recognisable payload for floats, 0xDEAD...
+//   for integers), so an element a kernel never writes cannot pass by
+//   holding a value left from an earlier run. The second run of a candidate
+//   uses a different pattern, so an unwritten integer element whose poison
+//   happened to equal the right answer still shows as a difference.
+// - Every buffer has a guard region before and after it filled with a
+//   canary; a changed canary byte is a write out of bounds.
+// - Floats: |actual - expected| <= atol + rtol * |expected|; NaN/Inf where
+//   the baseline is finite fails; a baseline NaN must be matched by a NaN;
+//   a baseline Inf must be matched by the same Inf. Integers: exact.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_ENGINE_COMPARE_H
+#define ASTRA_ENGINE_COMPARE_H
+
+#include "astra/Engine/HostBuffer.h"
+#include "astra/Spec/Spec.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace astra {
+
+/// The poison bit pattern of \p T; \p Variant 0 and 1 differ in every byte.
+uint64_t poisonBits(DType T, unsigned Variant);
+/// A buffer of \p Count elements all holding the poison pattern.
+HostBuffer poisonBuffer(DType T, size_t Count, unsigned Variant);
+
+/// Bytes of canary before and after every device buffer.
+constexpr size_t GuardBytes = 256;
+/// The canary byte at offset \p I of a guard region (a fixed, non-constant
+/// pattern so a kernel that writes any one value cannot keep it intact).
+uint8_t canaryByte(size_t I);
+std::vector<uint8_t> canaryRegion(size_t Bytes);
+/// Offset of the first byte of \p Region that is not the canary.
+std::optional<size_t> firstChangedCanary(const std::vector<uint8_t> &Region);
+
+struct Tolerance {
+  double Rtol = 0, Atol = 0;
+};
+/// The tolerance of buffer \p A: the argument's own override, else the
+/// kernel's, else the dtype's default. Integers always compare exactly.
+Tolerance toleranceFor(const KernelSpec &S, const ArgSpec &A);
+
+/// The first element that failed, with the evidence.
+struct Mismatch {
+  std::string Buffer;
+  uint64_t Index = 0;
+  std::string Expected, Actual;
+  /// Why it failed: "outside tolerance", "NaN where a finite value was
+  /// expected", "not written (still holds the poison pattern)", ...
+  std::string Reason;
+};
+
+struct Comparison {
+  uint64_t Count = 0;
+  uint64_t Failures = 0;
+  uint64_t Unwritten = 0; ///< Failures that still hold the poison pattern.
+  double MaxAbsErr = 0, MaxRelErr = 0;
+  std::optional<Mismatch> First;
+  bool ok() const { return Failures == 0; }
+};
+
+/// Compares \p Actual with \p Expected element by element. \p PoisonVariant
+/// is the pattern the actual buffer was filled with before the run (to tell
+/// an unwritten element from a wrong one); -1 when it was not poisoned.
+Comparison compareBuffers(llvm::StringRef Name, const HostBuffer &Expected,
+                          const HostBuffer &Actual, Tolerance Tol,
+                          int PoisonVariant = -1);
+
+/// Bit-for-bit comparison (inputs that must come back unchanged, a
+/// candidate against its own previous run).
+Comparison compareBitwise(llvm::StringRef Name, const HostBuffer &Expected,
+                          const HostBuffer &Actual);
+
+/// A warning when the baseline's output \p B cannot tell a correct kernel
+/// from a trivial one: all zeros, one constant value, or every value within
+/// atol of zero (so writing zeros would pass). Empty when it is fine.
+std::string weakOutputWarning(llvm::StringRef Name, const HostBuffer &B,
+                              Tolerance Tol);
+
+/// One-line summary for messages:
+///   "out[1023]: expected 0.5, got nan (0x7fffdead): not written (still holds
+///    the poison pattern); 1 of 1024 elements differ".
+std::string describe(const Comparison &C);
+
+} // namespace astra
+
+#endif

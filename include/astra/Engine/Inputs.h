@@ -1,0 +1,92 @@
+//===- Inputs.h - Seeded input generation from specs -----------*- C++ -*-===//
+//
+// Every input byte is a pure function of (seed, shape set, argument name,
+// spec): `--seed S` replays a failure exactly, on any machine. The PRNG is
+// fixed and documented (docs/engine.md):
+//
+//   stream seed = splitmix64 chain over (seed, FNV-1a-64(argument name))
+//   generator   = xoshiro256** seeded from the stream seed by splitmix64
+//   uniform     = (next() >> 11) * 2^-53                     in [0, 1)
+//   normal      = Marsaglia's polar method, with our own log() so the bits
+//                 do not depend on the host's libm
+//   randint     = rejection sampling (no modulo bias)
+//
+// Values are computed in double and then rounded to the argument's dtype
+// (round-to-nearest-even).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_ENGINE_INPUTS_H
+#define ASTRA_ENGINE_INPUTS_H
+
+#include "astra/Engine/HostBuffer.h"
+#include "astra/Spec/Spec.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace astra {
+
+uint64_t splitmix64(uint64_t &State);
+/// FNV-1a 64-bit hash of \p S (stable across machines and builds).
+uint64_t fnv1a64(llvm::StringRef S);
+/// The seed of the stream for \p Salt under \p Seed.
+uint64_t deriveSeed(uint64_t Seed, llvm::StringRef Salt);
+
+/// xoshiro256** (Blackman and Vigna), seeded by splitmix64.
+class Rng {
+public:
+  explicit Rng(uint64_t Seed);
+  uint64_t next();
+  /// Uniform in [0, 1) with 53 random bits.
+  double uniform();
+  /// Uniform integer in [Lo, Hi] (inclusive), unbiased.
+  int64_t range(int64_t Lo, int64_t Hi);
+  /// Standard normal (Marsaglia polar method).
+  double normal();
+
+private:
+  uint64_t S[4];
+  bool HaveSpare = false;
+  double Spare = 0;
+};
+
+/// Natural logarithm in plain double arithmetic (no libm), so generated
+/// values are bit-identical across hosts; accurate to a few ulp.
+double portableLog(double X);
+
+/// Extra value ranges the adversarial runs substitute for floating-point
+/// inputs whose generator is neither structural (Generator::isStructural:
+/// indices, CSR structure) nor a constant (a constant is a deliberate value,
+/// such as a weight of one).
+enum class ValueMode {
+  Spec,     ///< What the spec says.
+  Large,    ///< normal(0, L) with L large for the dtype (see docs).
+  Negative, ///< -|spec value|.
+  Zeros,    ///< All zeros.
+  Denormal, ///< Values in the dtype's subnormal range, both signs.
+};
+llvm::StringRef valueModeName(ValueMode M);
+
+/// Generates the initial values of every input and in-out buffer of \p S
+/// for the shape variables \p Vars. Buffers are keyed by argument name;
+/// outputs and scratch buffers are not generated (they are poisoned).
+/// Errors name the spec file, the kernel, the argument and the problem, e.g.
+///   "k.astra.json: kernel 'gather': args.idx.init: csr_colind: ..."
+llvm::Expected<std::map<std::string, HostBuffer>>
+generateInputs(const KernelSpec &S, const Env &Vars, uint64_t Seed,
+               ValueMode Mode = ValueMode::Spec);
+
+/// Element counts of every buffer argument under \p Vars.
+llvm::Expected<std::map<std::string, uint64_t>>
+bufferCounts(const KernelSpec &S, const Env &Vars);
+
+/// "<spec path>: kernel '<name>': " for messages.
+std::string specContext(const KernelSpec &S);
+
+} // namespace astra
+
+#endif

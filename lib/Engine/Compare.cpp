@@ -1,0 +1,239 @@
+//===- Compare.cpp - Poison, guards and output comparison -----------------===//
+#include "astra/Engine/Compare.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace llvm;
+
+namespace astra {
+
+uint64_t poisonBits(DType T, unsigned Variant) {
+  bool V1 = Variant & 1;
+  switch (T) {
+  case DType::F32:
+    return V1 ? 0xFFC0BEEFull : 0x7FFFDEADull;
+  case DType::F64:
+    return V1 ? 0xFFF8BEEFBEEFBEEFull : 0x7FFFDEADDEADDEADull;
+  case DType::F16:
+    return V1 ? 0xFE5Aull : 0x7EADull;
+  case DType::BF16:
+    return V1 ? 0xFFC5ull : 0x7FDEull;
+  case DType::FP8E4M3:
+    return V1 ? 0xFFull : 0x7Full;
+  case DType::FP8E5M2:
+    return V1 ? 0xFEull : 0x7Full;
+  case DType::I8:
+  case DType::U8:
+    return V1 ? 0x5Aull : 0xDEull;
+  case DType::I16:
+  case DType::U16:
+    return V1 ? 0x5A5Aull : 0xDEADull;
+  case DType::I32:
+  case DType::U32:
+    return V1 ? 0x5A5A5A5Aull : 0xDEADBEEFull;
+  case DType::I64:
+  case DType::U64:
+    return V1 ? 0x5A5A5A5A5A5A5A5Aull : 0xDEADBEEFDEADBEEFull;
+  }
+  return 0;
+}
+
+HostBuffer poisonBuffer(DType T, size_t Count, unsigned Variant) {
+  HostBuffer B(T, Count);
+  B.fillBits(poisonBits(T, Variant));
+  return B;
+}
+
+uint8_t canaryByte(size_t I) {
+  // 0xC5, 0x3A, ... : neither 0x00, 0xFF nor a poison byte, and it changes
+  // from byte to byte so no single stored value reproduces it.
+  static const uint8_t Pattern[8] = {0xC5, 0x3A, 0x96, 0x69,
+                                     0xA3, 0x5C, 0x17, 0xE8};
+  return Pattern[I % 8];
+}
+
+std::vector<uint8_t> canaryRegion(size_t Bytes) {
+  std::vector<uint8_t> R(Bytes);
+  for (size_t I = 0; I < Bytes; ++I)
+    R[I] = canaryByte(I);
+  return R;
+}
+
+std::optional<size_t> firstChangedCanary(const std::vector<uint8_t> &Region) {
+  for (size_t I = 0; I < Region.size(); ++I)
+    if (Region[I] != canaryByte(I))
+      return I;
+  return std::nullopt;
+}
+
+Tolerance toleranceFor(const KernelSpec &S, const ArgSpec &A) {
+  if (!isFloating(A.Type))
+    return {0, 0};
+  return {S.rtolFor(A), S.atolFor(A)};
+}
+
+static void recordFailure(Comparison &C, StringRef Name, const HostBuffer &E,
+                          const HostBuffer &A, uint64_t I, StringRef Reason,
+                          int PoisonVariant) {
+  bool Unwritten = PoisonVariant >= 0 &&
+                   A.bits(I) == poisonBits(A.type(), unsigned(PoisonVariant));
+  ++C.Failures;
+  if (Unwritten)
+    ++C.Unwritten;
+  if (C.First)
+    return;
+  Mismatch M;
+  M.Buffer = Name.str();
+  M.Index = I;
+  M.Expected = formatElement(E, I);
+  M.Actual = formatElement(A, I);
+  M.Reason = Unwritten ? "not written (still holds the poison pattern)"
+                       : Reason.str();
+  C.First = std::move(M);
+}
+
+Comparison compareBuffers(StringRef Name, const HostBuffer &Expected,
+                          const HostBuffer &Actual, Tolerance Tol,
+                          int PoisonVariant) {
+  Comparison C;
+  C.Count = Expected.count();
+  if (Expected.count() != Actual.count() || Expected.type() != Actual.type()) {
+    C.Failures = C.Count ? C.Count : 1;
+    Mismatch M;
+    M.Buffer = Name.str();
+    M.Reason = formatv("buffers differ in shape ({0} {1} vs {2} {3})",
+                       Expected.count(), dtypeName(Expected.type()),
+                       Actual.count(), dtypeName(Actual.type()))
+                   .str();
+    C.First = M;
+    return C;
+  }
+  DType T = Expected.type();
+  if (!isFloating(T)) {
+    for (uint64_t I = 0; I < C.Count; ++I) {
+      if (Expected.bits(I) == Actual.bits(I))
+        continue;
+      double D = std::fabs(double(Actual.getInt(I)) - double(Expected.getInt(I)));
+      if (T == DType::U64)
+        D = std::fabs(double(Actual.bits(I)) - double(Expected.bits(I)));
+      C.MaxAbsErr = std::max(C.MaxAbsErr, D);
+      recordFailure(C, Name, Expected, Actual, I, "integers differ",
+                    PoisonVariant);
+    }
+    return C;
+  }
+  for (uint64_t I = 0; I < C.Count; ++I) {
+    double E = Expected.get(I), A = Actual.get(I);
+    if (std::isnan(E)) {
+      if (!std::isnan(A))
+        recordFailure(C, Name, Expected, Actual, I,
+                      "the baseline gives NaN here", PoisonVariant);
+      continue;
+    }
+    if (std::isinf(E)) {
+      if (A != E)
+        recordFailure(C, Name, Expected, Actual, I,
+                      "the baseline gives an infinity here", PoisonVariant);
+      continue;
+    }
+    if (std::isnan(A)) {
+      recordFailure(C, Name, Expected, Actual, I,
+                    "NaN where a finite value was expected", PoisonVariant);
+      continue;
+    }
+    if (std::isinf(A)) {
+      recordFailure(C, Name, Expected, Actual, I,
+                    "infinity where a finite value was expected",
+                    PoisonVariant);
+      continue;
+    }
+    double Diff = std::fabs(A - E);
+    C.MaxAbsErr = std::max(C.MaxAbsErr, Diff);
+    if (E != 0)
+      C.MaxRelErr = std::max(C.MaxRelErr, Diff / std::fabs(E));
+    if (Diff > Tol.Atol + Tol.Rtol * std::fabs(E))
+      recordFailure(C, Name, Expected, Actual, I,
+                    formatv("outside tolerance (|diff| {0:e3} > atol {1:e1} + "
+                            "rtol {2:e1} * |expected|)",
+                            Diff, Tol.Atol, Tol.Rtol)
+                        .str(),
+                    PoisonVariant);
+  }
+  return C;
+}
+
+Comparison compareBitwise(StringRef Name, const HostBuffer &Expected,
+                          const HostBuffer &Actual) {
+  Comparison C;
+  C.Count = Expected.count();
+  if (Expected.count() != Actual.count() || Expected.type() != Actual.type())
+    return compareBuffers(Name, Expected, Actual, {}, -1);
+  for (uint64_t I = 0; I < C.Count; ++I) {
+    if (Expected.bits(I) == Actual.bits(I))
+      continue;
+    if (isFloating(Expected.type())) {
+      double D = std::fabs(Actual.get(I) - Expected.get(I));
+      if (std::isfinite(D))
+        C.MaxAbsErr = std::max(C.MaxAbsErr, D);
+    }
+    recordFailure(C, Name, Expected, Actual, I, "bits differ", -1);
+  }
+  return C;
+}
+
+std::string weakOutputWarning(StringRef Name, const HostBuffer &B,
+                              Tolerance Tol) {
+  if (B.count() == 0)
+    return "";
+  bool Constant = true;
+  for (uint64_t I = 1; I < B.count() && Constant; ++I)
+    Constant = B.bits(I) == B.bits(0);
+  bool Floating = isFloating(B.type());
+  if (Constant) {
+    bool Zero = Floating ? B.get(0) == 0 : B.bits(0) == 0;
+    if (B.count() == 1)
+      return "";
+    if (Zero)
+      return formatv("the baseline's '{0}' is all zeros: a candidate that only "
+                     "writes zeros would pass; give the spec inputs that make "
+                     "this output non-zero",
+                     Name)
+          .str();
+    return formatv("the baseline's '{0}' holds one value ({1}) in all {2} "
+                   "elements: a constant fill would pass; give the spec "
+                   "inputs that vary this output",
+                   Name, formatElement(B, 0), B.count())
+        .str();
+  }
+  if (Floating && Tol.Atol > 0) {
+    bool AllTiny = true;
+    for (uint64_t I = 0; I < B.count() && AllTiny; ++I) {
+      double V = B.get(I);
+      AllTiny = std::isfinite(V) && std::fabs(V) <= Tol.Atol;
+    }
+    if (AllTiny)
+      return formatv("every value of the baseline's '{0}' lies within atol "
+                     "({1:e1}) of zero: zeros would pass the tolerance; scale "
+                     "the spec's inputs up or lower atol",
+                     Name, Tol.Atol)
+          .str();
+  }
+  return "";
+}
+
+std::string describe(const Comparison &C) {
+  if (C.ok() || !C.First)
+    return "";
+  const Mismatch &M = *C.First;
+  std::string S = formatv("{0}[{1}]: expected {2}, got {3}: {4}", M.Buffer,
+                          M.Index, M.Expected, M.Actual, M.Reason)
+                      .str();
+  S += formatv("; {0} of {1} elements differ", C.Failures, C.Count).str();
+  if (C.Unwritten)
+    S += formatv(" ({0} not written)", C.Unwritten).str();
+  return S;
+}
+
+} // namespace astra

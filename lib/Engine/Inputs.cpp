@@ -1,0 +1,495 @@
+//===- Inputs.cpp - Seeded input generation from specs --------------------===//
+#include "astra/Engine/Inputs.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+
+using namespace llvm;
+
+namespace astra {
+
+uint64_t splitmix64(uint64_t &State) {
+  uint64_t Z = (State += 0x9e3779b97f4a7c15ULL);
+  Z = (Z ^ (Z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  Z = (Z ^ (Z >> 27)) * 0x94d049bb133111ebULL;
+  return Z ^ (Z >> 31);
+}
+
+uint64_t fnv1a64(StringRef S) {
+  uint64_t H = 0xcbf29ce484222325ULL;
+  for (unsigned char C : S) {
+    H ^= C;
+    H *= 0x100000001b3ULL;
+  }
+  return H;
+}
+
+uint64_t deriveSeed(uint64_t Seed, StringRef Salt) {
+  uint64_t St = Seed;
+  uint64_t A = splitmix64(St);
+  St = A ^ fnv1a64(Salt);
+  return splitmix64(St);
+}
+
+static inline uint64_t rotl(uint64_t X, int K) {
+  return (X << K) | (X >> (64 - K));
+}
+
+Rng::Rng(uint64_t Seed) {
+  uint64_t St = Seed;
+  for (uint64_t &W : S)
+    W = splitmix64(St);
+}
+
+uint64_t Rng::next() {
+  uint64_t Result = rotl(S[1] * 5, 7) * 9;
+  uint64_t T = S[1] << 17;
+  S[2] ^= S[0];
+  S[3] ^= S[1];
+  S[1] ^= S[2];
+  S[0] ^= S[3];
+  S[2] ^= T;
+  S[3] = rotl(S[3], 45);
+  return Result;
+}
+
+double Rng::uniform() { return double(next() >> 11) * 0x1.0p-53; }
+
+int64_t Rng::range(int64_t Lo, int64_t Hi) {
+  if (Hi <= Lo)
+    return Lo;
+  uint64_t Span = uint64_t(Hi) - uint64_t(Lo) + 1; // 0 means 2^64.
+  if (Span == 0)
+    return int64_t(next());
+  // Rejection: draw below the largest multiple of Span.
+  uint64_t Limit = UINT64_MAX - (UINT64_MAX % Span + 1) % Span;
+  uint64_t X;
+  do
+    X = next();
+  while (X > Limit);
+  return int64_t(uint64_t(Lo) + X % Span);
+}
+
+double portableLog(double X) {
+  if (!(X > 0))
+    return X == 0 ? -HUGE_VAL : std::numeric_limits<double>::quiet_NaN();
+  if (std::isinf(X))
+    return X;
+  // X = M * 2^E with M in [sqrt(1/2), sqrt(2)); log M = 2 atanh(z),
+  // z = (M-1)/(M+1), |z| < 0.172: the series converges fast.
+  int E;
+  double M = std::frexp(X, &E); // exact: M in [0.5, 1)
+  if (M < 0.70710678118654752440) {
+    M *= 2;
+    --E;
+  }
+  double Z = (M - 1) / (M + 1);
+  double Z2 = Z * Z;
+  double Sum = 0, Term = Z;
+  for (int K = 1; K < 60; K += 2) {
+    double Add = Term / K;
+    Sum += Add;
+    if (std::fabs(Add) < 1e-18 * std::fabs(Sum))
+      break;
+    Term *= Z2;
+  }
+  return 2 * Sum + E * 0.69314718055994530942;
+}
+
+double Rng::normal() {
+  if (HaveSpare) {
+    HaveSpare = false;
+    return Spare;
+  }
+  double U, V, S2;
+  do {
+    U = 2 * uniform() - 1;
+    V = 2 * uniform() - 1;
+    S2 = U * U + V * V;
+  } while (S2 >= 1 || S2 == 0);
+  double F = std::sqrt(-2 * portableLog(S2) / S2); // sqrt is exact (IEEE)
+  Spare = V * F;
+  HaveSpare = true;
+  return U * F;
+}
+
+StringRef valueModeName(ValueMode M) {
+  switch (M) {
+  case ValueMode::Spec:
+    return "spec";
+  case ValueMode::Large:
+    return "large";
+  case ValueMode::Negative:
+    return "negative";
+  case ValueMode::Zeros:
+    return "zeros";
+  case ValueMode::Denormal:
+    return "denormal";
+  }
+  return "spec";
+}
+
+std::string specContext(const KernelSpec &S) {
+  return formatv("{0}: kernel '{1}': ", S.SpecPath, S.Kernel).str();
+}
+
+static Error genError(const KernelSpec &S, const ArgSpec &A, const Twine &Msg) {
+  return createStringError(inconvertibleErrorCode(),
+                           specContext(S) + "args." + A.Name + ".init: " +
+                               A.Init.Text + ": " + Msg);
+}
+
+Expected<std::map<std::string, uint64_t>> bufferCounts(const KernelSpec &S,
+                                                       const Env &Vars) {
+  std::map<std::string, uint64_t> Out;
+  for (const ArgSpec &A : S.Args) {
+    if (!A.IsBuffer)
+      continue;
+    auto C = A.Count.evalInt(Vars);
+    if (!C)
+      return createStringError(inconvertibleErrorCode(),
+                               specContext(S) + "args." + A.Name + ".count: " +
+                                   toString(C.takeError()));
+    if (*C < 0)
+      return createStringError(inconvertibleErrorCode(),
+                               "%sargs.%s.count: '%s' is negative (%lld)",
+                               specContext(S).c_str(), A.Name.c_str(),
+                               A.Count.text().c_str(), (long long)*C);
+    Out[A.Name] = uint64_t(*C);
+  }
+  return Out;
+}
+
+namespace {
+
+/// Evaluates generator argument \p I (or \p Default when absent).
+Expected<Value> genArg(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
+                       size_t I, std::optional<double> Default) {
+  if (I >= A.Init.Args.size()) {
+    if (Default)
+      return Value::ofReal(*Default);
+    return genError(S, A, formatv("needs at least {0} argument(s)", I + 1));
+  }
+  auto V = A.Init.Args[I].eval(Vars);
+  if (!V)
+    return genError(S, A, toString(V.takeError()));
+  return *V;
+}
+
+Expected<int64_t> genIntArg(const KernelSpec &S, const ArgSpec &A,
+                            const Env &Vars, size_t I) {
+  auto V = genArg(S, A, Vars, I, std::nullopt);
+  if (!V)
+    return V.takeError();
+  if (!V->IsInt && V->D != std::floor(V->D))
+    return genError(S, A,
+                    formatv("argument {0} ('{1}') must be an integer, is {2}",
+                            I + 1, A.Init.Args[I].text(), V->D));
+  return V->IsInt ? V->I : int64_t(V->D);
+}
+
+/// Degrees for csr_rowptr: skewed (exponential around the mean, capped at
+/// MaxDeg), then nudged at random rows until they sum to exactly Nnz.
+std::vector<int64_t> csrDegrees(Rng &R, int64_t Rows, int64_t Nnz,
+                                int64_t MaxDeg) {
+  std::vector<int64_t> Deg(Rows, 0);
+  if (Rows == 0)
+    return Deg;
+  double Avg = double(Nnz) / double(Rows);
+  int64_t Sum = 0;
+  for (int64_t &D : Deg) {
+    double U = R.uniform();
+    double X = -Avg * portableLog(1 - U); // Exponential with mean Avg.
+    D = std::min<int64_t>(MaxDeg, int64_t(X + 0.5));
+    Sum += D;
+  }
+  while (Sum != Nnz) {
+    int64_t I = R.range(0, Rows - 1);
+    if (Sum < Nnz && Deg[I] < MaxDeg) {
+      int64_t Add = std::min<int64_t>(MaxDeg - Deg[I], Nnz - Sum);
+      Add = std::max<int64_t>(1, Add / 2);
+      Deg[I] += Add;
+      Sum += Add;
+    } else if (Sum > Nnz && Deg[I] > 0) {
+      int64_t Sub = std::min<int64_t>(Deg[I], Sum - Nnz);
+      Sub = std::max<int64_t>(1, Sub / 2);
+      Deg[I] -= Sub;
+      Sum -= Sub;
+    }
+  }
+  return Deg;
+}
+
+double largeScale(DType T) {
+  switch (T) {
+  case DType::F16:
+    return 1e3;
+  case DType::FP8E4M3:
+    return 100;
+  default:
+    return 1e4;
+  }
+}
+
+} // namespace
+
+/// Generates one buffer per its spec generator.
+static Expected<HostBuffer>
+generateOne(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
+            uint64_t Count, uint64_t Seed,
+            const std::map<std::string, HostBuffer> &Done) {
+  HostBuffer B(A.Type, Count);
+  Rng R(deriveSeed(Seed, A.Name));
+  StringRef K = A.Init.Kind;
+  bool Int = !isFloating(A.Type);
+
+  if (K == "normal") {
+    auto Mean = genArg(S, A, Vars, 0, 0.0);
+    if (!Mean)
+      return Mean.takeError();
+    auto Std = genArg(S, A, Vars, 1, 1.0);
+    if (!Std)
+      return Std.takeError();
+    for (uint64_t I = 0; I < Count; ++I)
+      B.set(I, Mean->real() + Std->real() * R.normal());
+    return B;
+  }
+  if (K == "uniform" || (K == "sorted" && !Int)) {
+    auto Lo = genArg(S, A, Vars, 0, 0.0);
+    if (!Lo)
+      return Lo.takeError();
+    auto Hi = genArg(S, A, Vars, 1, 1.0);
+    if (!Hi)
+      return Hi.takeError();
+    if (Hi->real() < Lo->real())
+      return genError(S, A, formatv("empty range [{0}, {1})", Lo->real(),
+                                    Hi->real()));
+    std::vector<double> V(Count);
+    for (double &X : V)
+      X = Lo->real() + (Hi->real() - Lo->real()) * R.uniform();
+    if (K == "sorted")
+      std::sort(V.begin(), V.end());
+    for (uint64_t I = 0; I < Count; ++I)
+      B.set(I, V[I]);
+    return B;
+  }
+  if (K == "randint" || K == "sorted") {
+    auto Lo = genIntArg(S, A, Vars, 0);
+    if (!Lo)
+      return Lo.takeError();
+    auto Hi = genIntArg(S, A, Vars, 1);
+    if (!Hi)
+      return Hi.takeError();
+    if (*Hi < *Lo)
+      return genError(S, A, formatv("empty range [{0}, {1}]", *Lo, *Hi));
+    std::vector<int64_t> V(Count);
+    for (int64_t &X : V)
+      X = R.range(*Lo, *Hi);
+    if (K == "sorted")
+      std::sort(V.begin(), V.end());
+    for (uint64_t I = 0; I < Count; ++I)
+      B.setInt(I, V[I]);
+    return B;
+  }
+  if (K == "arange") {
+    auto Start = genArg(S, A, Vars, 0, 0.0);
+    if (!Start)
+      return Start.takeError();
+    auto Step = genArg(S, A, Vars, 1, 1.0);
+    if (!Step)
+      return Step.takeError();
+    for (uint64_t I = 0; I < Count; ++I) {
+      if (Int && Start->IsInt && (Step->IsInt || Step->D == 1.0))
+        B.setInt(I, Start->I + int64_t(I) * (Step->IsInt ? Step->I : 1));
+      else
+        B.set(I, Start->real() + double(I) * Step->real());
+    }
+    return B;
+  }
+  if (K == "constant") {
+    auto V = genArg(S, A, Vars, 0, std::nullopt);
+    if (!V)
+      return V.takeError();
+    for (uint64_t I = 0; I < Count; ++I) {
+      if (Int && V->IsInt)
+        B.setInt(I, V->I);
+      else
+        B.set(I, V->real());
+    }
+    return B;
+  }
+  if (K == "permutation") {
+    auto N = genIntArg(S, A, Vars, 0);
+    if (!N)
+      return N.takeError();
+    if (*N < 0 || uint64_t(*N) < Count)
+      return genError(S, A,
+                      formatv("the buffer has {0} elements but a permutation "
+                              "of {1} values has only {1} distinct ones",
+                              Count, *N));
+    // Partial Fisher-Yates: the first Count entries of a random permutation.
+    std::vector<int64_t> P(*N);
+    std::iota(P.begin(), P.end(), 0);
+    for (uint64_t I = 0; I < Count; ++I) {
+      int64_t J = R.range(int64_t(I), *N - 1);
+      std::swap(P[I], P[J]);
+      B.setInt(I, P[I]);
+    }
+    return B;
+  }
+  if (K == "indices_into") {
+    auto N = genIntArg(S, A, Vars, 0);
+    if (!N)
+      return N.takeError();
+    if (*N <= 0 && Count > 0)
+      return genError(S, A, formatv("no valid index into {0} elements", *N));
+    for (uint64_t I = 0; I < Count; ++I)
+      B.setInt(I, R.range(0, *N - 1));
+    return B;
+  }
+  if (K == "csr_rowptr") {
+    auto Rows = genIntArg(S, A, Vars, 0);
+    if (!Rows)
+      return Rows.takeError();
+    auto Avg = genArg(S, A, Vars, 1, std::nullopt);
+    if (!Avg)
+      return Avg.takeError();
+    auto Max = genIntArg(S, A, Vars, 2);
+    if (!Max)
+      return Max.takeError();
+    if (*Rows < 0 || Count != uint64_t(*Rows) + 1)
+      return genError(S, A,
+                      formatv("a row pointer for {0} rows needs {1} elements, "
+                              "the buffer has {2}",
+                              *Rows, *Rows + 1, Count));
+    if (Avg->real() < 0 || Avg->real() > double(*Max))
+      return genError(S, A,
+                      formatv("avg_degree {0} must lie in [0, max_degree={1}]",
+                              Avg->real(), *Max));
+    if (!Int)
+      return genError(S, A, "a row pointer needs an integer dtype");
+    int64_t Nnz = int64_t(std::floor(double(*Rows) * Avg->real()));
+    std::vector<int64_t> Deg = csrDegrees(R, *Rows, Nnz, *Max);
+    int64_t Acc = 0;
+    B.setInt(0, 0);
+    for (int64_t I = 0; I < *Rows; ++I) {
+      Acc += Deg[I];
+      B.setInt(I + 1, Acc);
+    }
+    return B;
+  }
+  if (K == "csr_colind") {
+    // csr_colind(rowptr_arg, n): RefArg names the row pointer; the
+    // remaining argument is n.
+    StringRef Ref = A.Init.RefArg;
+    auto It = Done.find(Ref.str());
+    const ArgSpec *RA = S.arg(Ref);
+    if (Ref.empty() || !RA || It == Done.end() ||
+        RA->Init.Kind != "csr_rowptr")
+      return genError(S, A,
+                      "the first argument must name an input argument whose "
+                      "init is csr_rowptr(...)" +
+                          (Ref.empty() ? std::string()
+                                       : " ('" + Ref.str() + "' is not one)"));
+    size_t NIdx = A.Init.Args.size() >= 2 ? 1 : 0;
+    auto N = genIntArg(S, A, Vars, NIdx);
+    if (!N)
+      return N.takeError();
+    const HostBuffer &RP = It->second;
+    if (RP.count() == 0)
+      return genError(S, A, "the row pointer is empty");
+    int64_t Nnz = RP.getInt(RP.count() - 1);
+    if (uint64_t(Nnz) > Count)
+      return genError(S, A,
+                      formatv("the buffer has {0} elements but row pointer "
+                              "'{1}' holds {2} edges",
+                              Count, Ref, Nnz));
+    for (size_t Row = 0; Row + 1 < RP.count(); ++Row) {
+      int64_t Begin = RP.getInt(Row), End = RP.getInt(Row + 1);
+      int64_t Deg = End - Begin;
+      if (Deg > *N)
+        return genError(S, A,
+                        formatv("row {0} has {1} neighbours but there are only "
+                                "{2} distinct columns",
+                                Row, Deg, *N));
+      // Floyd's algorithm: Deg distinct values in [0, N), then sorted.
+      std::vector<int64_t> Cols;
+      Cols.reserve(Deg);
+      for (int64_t J = *N - Deg; J < *N; ++J) {
+        int64_t T = R.range(0, J);
+        if (std::find(Cols.begin(), Cols.end(), T) != Cols.end())
+          Cols.push_back(J);
+        else
+          Cols.push_back(T);
+      }
+      std::sort(Cols.begin(), Cols.end());
+      for (int64_t J = 0; J < Deg; ++J)
+        B.setInt(Begin + J, Cols[J]);
+    }
+    // Slack past the last edge still holds valid column indices.
+    for (uint64_t I = Nnz; I < Count; ++I)
+      B.setInt(I, *N > 0 ? R.range(0, *N - 1) : 0);
+    return B;
+  }
+  return genError(S, A, "unknown generator '" + K.str() + "'");
+}
+
+/// Replaces the values of a float input for an adversarial value mode.
+static void applyValueMode(HostBuffer &B, ValueMode Mode, uint64_t Seed,
+                           StringRef Name) {
+  Rng R(deriveSeed(Seed, (Name + "#" + valueModeName(Mode)).str()));
+  DType T = B.type();
+  for (size_t I = 0; I < B.count(); ++I) {
+    switch (Mode) {
+    case ValueMode::Spec:
+      return;
+    case ValueMode::Large:
+      B.set(I, largeScale(T) * R.normal());
+      break;
+    case ValueMode::Negative:
+      B.set(I, -std::fabs(B.get(I)));
+      break;
+    case ValueMode::Zeros:
+      B.set(I, 0.0);
+      break;
+    case ValueMode::Denormal: {
+      double Mag = dtypeMinNormal(T) * R.uniform();
+      B.set(I, (R.next() & 1) ? -Mag : Mag);
+      break;
+    }
+    }
+  }
+}
+
+Expected<std::map<std::string, HostBuffer>>
+generateInputs(const KernelSpec &S, const Env &Vars, uint64_t Seed,
+               ValueMode Mode) {
+  auto Counts = bufferCounts(S, Vars);
+  if (!Counts)
+    return Counts.takeError();
+  std::map<std::string, HostBuffer> Out;
+  // Two passes: generators that refer to another argument (csr_colind) run
+  // after everything they could refer to.
+  for (int Pass = 0; Pass < 2; ++Pass)
+    for (const ArgSpec &A : S.Args) {
+      if (!A.IsBuffer || (A.R != Role::Input && A.R != Role::InOut))
+        continue;
+      bool Dependent = A.Init.Kind == "csr_colind";
+      if (Dependent != (Pass == 1))
+        continue;
+      auto B = generateOne(S, A, Vars, (*Counts)[A.Name], Seed, Out);
+      if (!B)
+        return B.takeError();
+      if (Mode != ValueMode::Spec && isFloating(A.Type) &&
+          !A.Init.isStructural() && A.Init.Kind != "constant")
+        applyValueMode(*B, Mode, Seed, A.Name);
+      Out[A.Name] = std::move(*B);
+    }
+  return Out;
+}
+
+} // namespace astra
