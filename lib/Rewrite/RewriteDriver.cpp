@@ -62,6 +62,76 @@ static std::string absolute(StringRef P) {
   return std::string(S);
 }
 
+/// Runs \p P over the selected kernels of one parse; fills explanations and
+/// conflicts and returns the merged replacements.
+static std::map<std::string, tooling::Replacements>
+runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
+            const RewriteRequest &Req, bool &KernelFound,
+            std::vector<Explanation> &Explains,
+            std::vector<std::string> &Conflicts) {
+  std::map<std::string, tooling::Replacements> PassRepls;
+  for (const KernelInfo &K : Kernels) {
+    if (!Req.Kernel.empty() && K.QualifiedName != Req.Kernel &&
+        K.Name != Req.Kernel)
+      continue;
+    KernelFound = true;
+    PassContext PC(PF.context(), K, Kernels, Req.Options, P.name());
+    if (!K.Macro.empty()) {
+      PC.refused(K.Decl->getLocation(),
+                 "kernel '" + K.QualifiedName + "' comes from macro '" +
+                     K.Macro + "'; its text cannot be rewritten");
+    } else {
+      P.run(PC);
+    }
+    Explains.insert(Explains.end(), PC.explanations().begin(),
+                    PC.explanations().end());
+    Conflicts.insert(Conflicts.end(), PC.conflicts().begin(),
+                     PC.conflicts().end());
+    for (const auto &[Path, Set] : PC.replacements())
+      for (const tooling::Replacement &R : Set)
+        if (Error E = PassRepls[Path].add(R)) {
+          consumeError(std::move(E));
+          Conflicts.push_back(
+              Path + ": " + P.name().str() + ": edits for kernel '" +
+              K.QualifiedName +
+              "' overlap edits for another kernel; left unchanged at offset " +
+              std::to_string(R.getOffset()));
+        }
+  }
+  return PassRepls;
+}
+
+Expected<std::vector<PassProbe>> probePasses(const RewriteRequest &Req,
+                                             raw_ostream *DiagOS) {
+  ParseOptions PO;
+  PO.Overlay = Req.Overlay;
+  PO.DiagOS = DiagOS;
+  auto PF = parseCuda(Req.Command, PO);
+  if (!PF)
+    return PF.takeError();
+  std::vector<KernelInfo> Kernels = collectKernels((*PF)->context());
+  std::vector<PassProbe> Out;
+  for (const std::string &Name : Req.Passes) {
+    std::unique_ptr<Pass> P = createPass(Name);
+    if (!P)
+      return createStringError(inconvertibleErrorCode(), "unknown pass '%s'",
+                               Name.c_str());
+    PassProbe Probe;
+    Probe.Pass = Name;
+    bool Found = Req.Kernel.empty();
+    auto Repls = runPassOnce(*P, **PF, Kernels, Req, Found,
+                             Probe.Explanations, Probe.Conflicts);
+    if (!Found)
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: no kernel named '%s'",
+                               Req.Command.back().c_str(), Req.Kernel.c_str());
+    for (auto &[Path, Set] : Repls)
+      Probe.WouldChange |= !Set.empty();
+    Out.push_back(std::move(Probe));
+  }
+  return std::move(Out);
+}
+
 Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
                                    raw_ostream *DiagOS) {
   std::vector<std::unique_ptr<Pass>> Pipeline;
@@ -105,36 +175,9 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
           toString(PF.takeError()).c_str());
     }
     std::vector<KernelInfo> Kernels = collectKernels((*PF)->context());
-    std::map<std::string, tooling::Replacements> PassRepls;
-    for (const KernelInfo &K : Kernels) {
-      if (!Req.Kernel.empty() && K.QualifiedName != Req.Kernel &&
-          K.Name != Req.Kernel)
-        continue;
-      KernelFound = true;
-      PassContext PC((*PF)->context(), K, Kernels, Req.Options, P.name());
-      if (!K.Macro.empty()) {
-        PC.refused(K.Decl->getLocation(),
-                   "kernel '" + K.QualifiedName + "' comes from macro '" +
-                       K.Macro + "'; its text cannot be rewritten");
-      } else {
-        P.run(PC);
-      }
-      Result.Explanations.insert(Result.Explanations.end(),
-                                 PC.explanations().begin(),
-                                 PC.explanations().end());
-      Result.Conflicts.insert(Result.Conflicts.end(), PC.conflicts().begin(),
-                              PC.conflicts().end());
-      for (const auto &[Path, Set] : PC.replacements())
-        for (const tooling::Replacement &R : Set)
-          if (Error E = PassRepls[Path].add(R)) {
-            consumeError(std::move(E));
-            Result.Conflicts.push_back(
-                Path + ": " + P.name().str() +
-                ": edits for kernel '" + K.QualifiedName +
-                "' overlap edits for another kernel; left unchanged at offset " +
-                std::to_string(R.getOffset()));
-          }
-    }
+    std::map<std::string, tooling::Replacements> PassRepls =
+        runPassOnce(P, **PF, Kernels, Req, KernelFound, Result.Explanations,
+                    Result.Conflicts);
     if (!KernelFound)
       return createStringError(inconvertibleErrorCode(),
                                "%s: no kernel named '%s'", MainFile.c_str(),

@@ -50,6 +50,20 @@ struct RewriteResult {
 llvm::Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
                                          llvm::raw_ostream *DiagOS = nullptr);
 
+/// What one pass would do to the kernels of a file on its own.
+struct PassProbe {
+  std::string Pass;
+  bool WouldChange = false;
+  std::vector<Explanation> Explanations;
+  std::vector<std::string> Conflicts;
+};
+
+/// Runs each pass of \p Req.Passes alone on the same parse of the file (no
+/// pipeline, nothing applied) and reports which would change the code. One
+/// parse for all passes: this is how the planner learns what is applicable.
+llvm::Expected<std::vector<PassProbe>>
+probePasses(const RewriteRequest &Req, llvm::raw_ostream *DiagOS = nullptr);
+
 /// Applies per-file replacements to \p Files (path -> text).
 llvm::Error applyToFiles(
     const std::map<std::string, clang::tooling::Replacements> &Repls,

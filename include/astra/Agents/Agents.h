@@ -1,0 +1,94 @@
+//===- Agents.h - Planner, Coder, Tester, Profiler -------------*- C++ -*-===//
+//
+// The four agents of the optimization loop, as small interfaces. Offline
+// implementations (rule-based planner, pass coder) and LLM implementations
+// plug into the same Orchestrator; the Tester and Profiler wrap the engine
+// (compile gate, differential test, timing) and can be replaced by fakes in
+// unit tests.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_AGENTS_AGENTS_H
+#define ASTRA_AGENTS_AGENTS_H
+
+#include "astra/Agents/Candidate.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace astra {
+
+/// What the agents know about the kernel being optimized.
+struct KernelFacts {
+  std::string File; ///< Absolute path of the file holding the kernel.
+  std::string Kernel; ///< Name as in the spec.
+  std::string Source; ///< The kernel's text (with helpers) for prompts.
+  /// Passes that change the baseline's code when applied alone, with what
+  /// --explain said (fired sites).
+  std::map<std::string, std::vector<std::string>> ApplicablePasses;
+  /// Passes that refused, with their reasons (for prompts and reports).
+  std::map<std::string, std::vector<std::string>> RefusedPasses;
+  /// The launch configuration belongs to the kernel (block sizes may be
+  /// tuned).
+  bool LaunchTunable = false;
+  /// Flops per byte from the spec, when it gives flops (else negative).
+  double ArithmeticIntensity = -1;
+};
+
+/// Everything the planner sees when it chooses the next experiments.
+struct PlanningState {
+  const KernelFacts *Facts = nullptr;
+  unsigned Round = 0, Rounds = 0;
+  const Evaluation *Baseline = nullptr; ///< The baseline's own profile.
+  /// The best verified candidates so far (beam), best first, with their
+  /// evaluations.
+  std::vector<std::pair<const Candidate *, const Evaluation *>> Beam;
+  const std::vector<Attempt> *History = nullptr;
+  /// Content hashes and plan labels already tried.
+  std::set<std::string> TriedLabels;
+};
+
+class Planner {
+public:
+  virtual ~Planner();
+  virtual llvm::StringRef name() const = 0;
+  /// Up to \p MaxPlans experiments for this round; fewer (or none) when
+  /// nothing promising is left.
+  virtual std::vector<Plan> propose(const PlanningState &S,
+                                    unsigned MaxPlans) = 0;
+};
+
+class Coder {
+public:
+  virtual ~Coder();
+  virtual llvm::StringRef name() const = 0;
+  /// Turns a plan into code, starting from \p Parent.
+  virtual llvm::Expected<Candidate> realize(const Plan &P,
+                                            const Candidate &Parent,
+                                            const PlanningState &S) = 0;
+};
+
+/// The compile gate and the differential test against the original.
+class Tester {
+public:
+  virtual ~Tester();
+  virtual Evaluation test(const Candidate &C) = 0;
+};
+
+/// Times a verified candidate against the original in one process.
+class Profiler {
+public:
+  virtual ~Profiler();
+  /// Fills E.Timings (and resources); on a run error sets E.S = RunError.
+  virtual void profile(const Candidate &C, Evaluation &E) = 0;
+  /// The baseline timed against itself: its absolute times and roofline.
+  virtual Evaluation profileBaseline() = 0;
+};
+
+} // namespace astra
+
+#endif

@@ -1,0 +1,119 @@
+//===- Candidate.h - Versions of a kernel and what became of them -*- C++ -*-===//
+//
+// The optimizer's vocabulary: a Plan is what the Planner wants tried, a
+// Candidate is the code the Coder produced for it, an Evaluation is what the
+// Tester and the Profiler found, an Attempt is the three together. These are
+// plain data so that agents stay small and the orchestrator can be tested
+// with fakes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_AGENTS_CANDIDATE_H
+#define ASTRA_AGENTS_CANDIDATE_H
+
+#include "astra/Frontend/CudaParser.h"
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace astra {
+
+/// What to try next, as the Planner says it.
+struct Plan {
+  enum class Kind { Passes, LLMRewrite };
+  Kind K = Kind::Passes;
+  /// The candidate to start from ("baseline" or an earlier candidate's id).
+  std::string ParentId = "baseline";
+  /// Passes to apply to the parent, in order, with their parameters
+  /// ("vectorize.bytes" -> "16").
+  std::vector<std::string> Passes;
+  std::map<std::string, std::string> Params;
+  /// For LLM rewrites: the idea to implement, in words.
+  std::string Idea;
+  /// Why the planner chose this (shown in the report).
+  std::string Rationale;
+
+  /// "vectorize+fast-math(vectorize.bytes=8)" or "llm: <idea>".
+  std::string label() const;
+};
+
+/// One version of the code: the full text of each file it changes.
+struct Candidate {
+  std::string Id = "baseline";
+  std::string ParentId;
+  /// New text of each changed file (absolute path -> text). Empty for the
+  /// baseline, which is what is on disk.
+  FileOverlay Files;
+  /// Every pass applied since the original, in order (LLM rewrites appear
+  /// as "llm").
+  std::vector<std::string> Lineage;
+  std::map<std::string, std::string> Params;
+  std::string Origin = "baseline"; ///< "baseline", "passes" or "llm".
+  std::string Rationale;
+
+  /// A stable hash of the files' contents; equal hashes are the same code.
+  std::string contentHash() const;
+  bool isBaseline() const { return Id == "baseline"; }
+};
+
+/// Timing of one shape set: the baseline and the candidate, measured in the
+/// same process.
+struct ShapeTiming {
+  std::string Shape;
+  double BaselineUs = 0, CandidateUs = 0;
+  double BaselineSpreadUs = 0, CandidateSpreadUs = 0;
+  double Bytes = 0;
+  /// Share of the device's measured copy bandwidth (0..1), or negative when
+  /// unknown.
+  double BaselineRoofline = -1, CandidateRoofline = -1;
+  double speedup() const {
+    return CandidateUs > 0 ? BaselineUs / CandidateUs : 0;
+  }
+};
+
+/// What the Tester and the Profiler found out about a candidate.
+struct Evaluation {
+  enum class Status {
+    NotRun,        ///< Not evaluated (e.g. same code as an earlier attempt).
+    CoderFailed,   ///< No code came out (LLM reply without code, pass error).
+    ContractBroken, ///< Signature or launch contract changed.
+    CompileError,  ///< The NVPTX compile gate failed.
+    WrongResult,   ///< The differential test failed.
+    RunError,      ///< Crash, timeout, or the run could not be done.
+    Verified       ///< Correct on every shape set and seed.
+  };
+  Status S = Status::NotRun;
+  /// Compile error, first mismatch (buffer, index, expected, actual, shape,
+  /// seed), or the reason it could not run.
+  std::string Detail;
+  std::vector<uint64_t> Seeds;
+  double MaxAbsError = 0, MaxRelError = 0;
+  std::vector<std::string> Warnings;
+  /// Filled by the Profiler for verified candidates.
+  std::vector<ShapeTiming> Timings;
+  /// Registers and spills of the candidate's kernel, when known.
+  std::optional<unsigned> Registers, SpillBytes;
+
+  bool verified() const { return S == Status::Verified; }
+  bool profiled() const { return !Timings.empty(); }
+  double geomeanSpeedup() const;
+  double minSpeedup() const;
+  static const char *statusName(Status S);
+};
+
+/// One experiment of the optimizer, kept for the report.
+struct Attempt {
+  unsigned Round = 0;
+  Plan P;
+  Candidate C;
+  Evaluation E;
+  /// "accepted", "slower", "not faster on every shape set", "compile error",
+  /// "wrong result", "duplicate", ...
+  std::string Outcome;
+};
+
+} // namespace astra
+
+#endif

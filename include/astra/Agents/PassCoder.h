@@ -1,0 +1,36 @@
+//===- PassCoder.h - Plans of passes turned into code ----------*- C++ -*-===//
+#ifndef ASTRA_AGENTS_PASSCODER_H
+#define ASTRA_AGENTS_PASSCODER_H
+
+#include "astra/Agents/Agents.h"
+#include "astra/Rewrite/Pass.h"
+
+#include <string>
+#include <vector>
+
+namespace astra {
+
+/// Applies a plan's passes with the rewrite driver: deterministic, and the
+/// only edits are the passes' own.
+class PassCoder : public Coder {
+public:
+  /// \p DeviceCommand parses the kernel's file; \p KernelName is the name
+  /// the rewrite driver matches (the qualified name, without template
+  /// arguments); \p Base holds the spec and global pass options.
+  PassCoder(std::vector<std::string> DeviceCommand, std::string KernelName,
+            PassOptions Base)
+      : Command(std::move(DeviceCommand)), KernelName(std::move(KernelName)),
+        Base(std::move(Base)) {}
+  llvm::StringRef name() const override { return "passes"; }
+  llvm::Expected<Candidate> realize(const Plan &P, const Candidate &Parent,
+                                    const PlanningState &S) override;
+
+private:
+  std::vector<std::string> Command;
+  std::string KernelName;
+  PassOptions Base;
+};
+
+} // namespace astra
+
+#endif

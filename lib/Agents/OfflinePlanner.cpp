@@ -1,0 +1,230 @@
+//===- OfflinePlanner.cpp -------------------------------------------------===//
+#include "astra/Agents/OfflinePlanner.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
+#include <set>
+
+using namespace llvm;
+
+namespace astra {
+
+namespace {
+
+/// What the planner knows about each pass: where it pays off and which
+/// parameter variants are worth a try once it helps.
+struct PassTraits {
+  const char *Name;
+  int MemoryRank;  ///< Lower is tried first on memory-bound kernels.
+  int ComputeRank; ///< Lower is tried first on compute-bound kernels.
+  const char *Why;
+  std::vector<std::map<std::string, std::string>> Variants;
+};
+
+const std::vector<PassTraits> &traits() {
+  static const std::vector<PassTraits> T = {
+      {"vectorize", 0, 6,
+       "16-byte loads and stores cut memory instructions 4-8x on "
+       "bandwidth-bound loops",
+       {{{"vectorize.bytes", "8"}}}},
+      {"grid-stride", 1, 7,
+       "a grid-stride loop lets vectorize apply and amortizes index math",
+       {}},
+      {"warp-reduce", 2, 2,
+       "warp shuffles replace shared-memory tree steps and their barriers",
+       {}},
+      {"hoist", 3, 1, "loop-invariant math and divisions leave the loop", {}},
+      {"restrict-const", 4, 5,
+       "const and __restrict__ let loads use the read-only path and stay in "
+       "registers",
+       {}},
+      {"fast-math", 5, 0,
+       "hardware approximations (__expf, __fdividef, rsqrtf) replace "
+       "libdevice calls",
+       {}},
+      {"ldg", 6, 8, "read-only loads through the non-coherent cache", {}},
+      {"launch-bounds", 7, 3,
+       "__launch_bounds__ lets the register allocator fit the real block size",
+       {{{"launch-bounds.min-blocks", "2"}}}},
+      {"unroll", 8, 4, "unrolled small loops expose independent work",
+       {{{"unroll.factor", "4"}}, {{"unroll.factor", "8"}}}},
+      {"index32", 9, 9, "32-bit index math where sizes allow", {}},
+  };
+  return T;
+}
+
+const PassTraits *traitsOf(StringRef Name) {
+  for (const PassTraits &T : traits())
+    if (Name == T.Name)
+      return &T;
+  return nullptr;
+}
+
+/// The canonical order passes are composed in: structure first (loops,
+/// reductions), then access paths, then arithmetic, then annotations.
+int pipelineOrder(StringRef Name) {
+  static const char *Order[] = {"grid-stride", "warp-reduce", "hoist",
+                                "vectorize",   "restrict-const", "ldg",
+                                "fast-math",   "unroll", "index32",
+                                "launch-bounds"};
+  for (unsigned I = 0; I < std::size(Order); ++I)
+    if (Name == Order[I])
+      return I;
+  return 100;
+}
+
+std::vector<std::string> canonical(std::vector<std::string> P) {
+  std::stable_sort(P.begin(), P.end(), [](const std::string &A,
+                                          const std::string &B) {
+    return pipelineOrder(A) < pipelineOrder(B);
+  });
+  P.erase(std::unique(P.begin(), P.end()), P.end());
+  return P;
+}
+
+} // namespace
+
+bool looksMemoryBound(const KernelFacts &F, const Evaluation &Baseline) {
+  // An H100 does ~60 fp32 flop per byte of HBM bandwidth; below ~10 the
+  // kernel is bound by memory unless it is very inefficient.
+  if (F.ArithmeticIntensity >= 0)
+    return F.ArithmeticIntensity < 10;
+  return true; // Most kernels without a flop count move data.
+}
+
+bool OfflinePlanner::allowed(StringRef Pass) const {
+  return Allowed.empty() || is_contained(Allowed, Pass);
+}
+
+std::vector<std::string> OfflinePlanner::rank(const KernelFacts &F,
+                                              bool MemoryBound) const {
+  std::vector<std::string> Out;
+  for (const auto &[Pass, Sites] : F.ApplicablePasses)
+    if (allowed(Pass) && traitsOf(Pass))
+      Out.push_back(Pass);
+  // vectorize usually applies only after grid-stride: keep it in play.
+  if (is_contained(Out, "grid-stride") && !is_contained(Out, "vectorize") &&
+      allowed("vectorize"))
+    Out.push_back("vectorize");
+  std::stable_sort(Out.begin(), Out.end(), [&](const std::string &A,
+                                               const std::string &B) {
+    const PassTraits *TA = traitsOf(A), *TB = traitsOf(B);
+    return MemoryBound ? TA->MemoryRank < TB->MemoryRank
+                       : TA->ComputeRank < TB->ComputeRank;
+  });
+  return Out;
+}
+
+std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
+                                          unsigned MaxPlans) {
+  const KernelFacts &F = *S.Facts;
+  bool Memory = looksMemoryBound(F, *S.Baseline);
+  std::vector<std::string> Ranked = rank(F, Memory);
+  std::vector<Plan> Plans;
+  std::set<std::string> Proposed;
+
+  auto Tried = [&](const Plan &P) {
+    std::string Key = P.ParentId + ":" + P.label();
+    return S.TriedLabels.count(Key) || Proposed.count(Key);
+  };
+  auto Add = [&](Plan P) {
+    if (Plans.size() >= MaxPlans || P.Passes.empty() || Tried(P))
+      return;
+    Proposed.insert(P.ParentId + ":" + P.label());
+    Plans.push_back(std::move(P));
+  };
+  auto WhyOf = [&](StringRef Pass) {
+    const PassTraits *T = traitsOf(Pass);
+    return std::string(T ? T->Why : "");
+  };
+  // A pass on its own; vectorize comes with grid-stride when it needs it.
+  auto Single = [&](const std::string &Pass) {
+    Plan P;
+    if (Pass == "vectorize" && !F.ApplicablePasses.count("vectorize") &&
+        F.ApplicablePasses.count("grid-stride"))
+      P.Passes = {"grid-stride", "vectorize"};
+    else
+      P.Passes = {Pass};
+    P.Rationale = (Memory ? "memory-bound: " : "compute-bound: ") + WhyOf(Pass);
+    return P;
+  };
+
+  if (S.Round == 1 || S.Beam.empty()) {
+    // Everything that applies, composed in the canonical order: often the
+    // best single experiment.
+    if (Ranked.size() > 1) {
+      Plan All;
+      All.Passes = canonical(Ranked);
+      All.Rationale = "every applicable pass together, in dependency order";
+      Add(All);
+    }
+    for (const std::string &Pass : Ranked)
+      Add(Single(Pass));
+    return Plans;
+  }
+
+  // Later rounds: grow the best pipelines, then vary what worked.
+  for (const auto &[C, E] : S.Beam) {
+    std::vector<std::string> Base = C->Lineage;
+    bool FromPasses = C->Origin != "llm";
+    for (const std::string &Pass : Ranked) {
+      if (is_contained(Base, Pass))
+        continue;
+      Plan P;
+      if (FromPasses) {
+        P.Passes = Base;
+        P.Passes.push_back(Pass);
+        if (Pass == "vectorize" && !is_contained(Base, "grid-stride") &&
+            !F.ApplicablePasses.count("vectorize") &&
+            F.ApplicablePasses.count("grid-stride"))
+          P.Passes.push_back("grid-stride");
+        P.Passes = canonical(P.Passes);
+        P.Params = C->Params;
+      } else {
+        P.ParentId = C->Id;
+        P.Passes = {Pass};
+      }
+      P.Rationale = "extend " + C->Id + " (" +
+                    std::to_string(E->geomeanSpeedup()).substr(0, 4) +
+                    "x) with " + Pass + ": " + WhyOf(Pass);
+      Add(P);
+    }
+  }
+  for (const auto &[C, E] : S.Beam) {
+    if (C->Origin == "llm")
+      continue;
+    for (const std::string &Pass : C->Lineage) {
+      const PassTraits *T = traitsOf(Pass);
+      if (!T)
+        continue;
+      for (const auto &V : T->Variants) {
+        Plan P;
+        P.Passes = C->Lineage;
+        P.Params = C->Params;
+        for (const auto &[K, Val] : V)
+          P.Params[K] = Val;
+        P.Rationale = "vary " + Pass + " in " + C->Id;
+        Add(P);
+      }
+    }
+    // Ablation: does every pass of the best pipeline pull its weight?
+    if (C->Lineage.size() > 1)
+      for (const std::string &Pass : C->Lineage) {
+        Plan P;
+        for (const std::string &Q : C->Lineage)
+          if (Q != Pass)
+            P.Passes.push_back(Q);
+        P.Params = C->Params;
+        P.Rationale = "drop " + Pass + " from " + C->Id +
+                      " to see whether it costs time";
+        Add(P);
+      }
+  }
+  // Nothing left to grow: the remaining single passes.
+  for (const std::string &Pass : Ranked)
+    Add(Single(Pass));
+  return Plans;
+}
+
+} // namespace astra

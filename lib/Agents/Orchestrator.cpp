@@ -1,0 +1,268 @@
+//===- Orchestrator.cpp ---------------------------------------------------===//
+#include "astra/Agents/Orchestrator.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+
+using namespace llvm;
+
+namespace astra {
+
+bool Orchestrator::acceptable(const Evaluation &E) const {
+  if (!E.verified() || !E.profiled())
+    return false;
+  if (Opts.AllowShapeRegression)
+    return E.geomeanSpeedup() >= Opts.MinSpeedup;
+  return E.minSpeedup() >= Opts.MinSpeedup;
+}
+
+static std::string fmtSpeedup(double S) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  OS << format("%.2fx", S);
+  return Out;
+}
+
+/// Names the shape sets where \p E is not faster by the margin.
+static std::string slowShapes(const Evaluation &E, double Margin) {
+  std::string Out;
+  for (const ShapeTiming &T : E.Timings)
+    if (T.speedup() < Margin)
+      Out += (Out.empty() ? "" : ", ") + T.Shape + " " + fmtSpeedup(T.speedup());
+  return Out;
+}
+
+namespace {
+struct Entry {
+  const Candidate *C;
+  const Evaluation *E;
+};
+} // namespace
+
+OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
+  OptimizeOutcome Out;
+  Out.Kernel = Facts.Kernel;
+  Out.Baseline = TheProfiler.profileBaseline();
+  if (!Out.Baseline.profiled()) {
+    Out.StopReason = "the baseline could not be run: " + Out.Baseline.Detail;
+    Out.NoWinnerReason = Out.StopReason;
+    return Out;
+  }
+
+  // Stable storage: the beam and the planning state point into these.
+  std::deque<Candidate> Candidates;
+  std::deque<Evaluation> Evaluations;
+  std::map<std::string, size_t> ById;
+  Candidates.push_back(Candidate());
+  Evaluations.push_back(Out.Baseline);
+  ById["baseline"] = 0;
+  std::map<std::string, std::string> SeenHash; // content hash -> candidate id
+
+  std::vector<Entry> Beam;
+  std::string BestId;
+  double BestScore = 1.0;
+  unsigned RoundsWithoutGain = 0;
+  PlanningState State;
+  State.Facts = &Facts;
+  State.Rounds = Opts.Rounds;
+  State.Baseline = &Evaluations.front();
+  State.History = &Out.Attempts;
+
+  for (unsigned Round = 1; Round <= Opts.Rounds; ++Round) {
+    State.Round = Round;
+    State.Beam.clear();
+    for (const Entry &B : Beam)
+      State.Beam.push_back({B.C, B.E});
+    std::vector<Plan> Plans = ThePlanner.propose(State, Opts.CandidatesPerRound);
+    if (Plans.empty()) {
+      Out.StopReason = "the planner had nothing left to try after round " +
+                       std::to_string(Round - 1);
+      break;
+    }
+    bool Gained = false;
+    for (unsigned I = 0; I < Plans.size(); ++I) {
+      const Plan &P = Plans[I];
+      State.TriedLabels.insert(P.ParentId + ":" + P.label());
+      Attempt A;
+      A.Round = Round;
+      A.P = P;
+      auto Report = [&](const std::string &Status) {
+        if (Progress)
+          Progress({Facts.Kernel, Round, Opts.Rounds, I + 1,
+                    unsigned(Plans.size()), P.label(), BestScore, Status});
+      };
+      Report("coding");
+      auto ParentIt = ById.find(P.ParentId);
+      const Candidate &Parent =
+          Candidates[ParentIt == ById.end() ? 0 : ParentIt->second];
+      Expected<Candidate> C = TheCoder.realize(P, Parent, State);
+      if (!C) {
+        A.E.S = Evaluation::Status::CoderFailed;
+        A.E.Detail = toString(C.takeError());
+        A.Outcome = "no code: " + A.E.Detail;
+        Report(A.Outcome);
+        Out.Attempts.push_back(std::move(A));
+        continue;
+      }
+      C->Id = "r" + std::to_string(Round) + "c" + std::to_string(I + 1);
+      C->ParentId = Parent.Id;
+      if (C->Rationale.empty())
+        C->Rationale = P.Rationale;
+      A.C = *C;
+      if (C->Files.empty()) {
+        A.Outcome = "unchanged: the plan produced the baseline's code";
+        Report(A.Outcome);
+        Out.Attempts.push_back(std::move(A));
+        continue;
+      }
+      std::string Hash = C->contentHash();
+      if (SeenHash.count(Hash)) {
+        A.Outcome = "duplicate of " + SeenHash[Hash];
+        Report(A.Outcome);
+        Out.Attempts.push_back(std::move(A));
+        continue;
+      }
+      SeenHash[Hash] = C->Id;
+
+      Report("testing");
+      Evaluation E = TheTester.test(*C);
+      if (!E.verified()) {
+        A.E = E;
+        A.Outcome = std::string(Evaluation::statusName(E.S)) +
+                    (E.Detail.empty() ? "" : ": " + E.Detail);
+        Report(Evaluation::statusName(E.S));
+        Out.Attempts.push_back(std::move(A));
+        continue;
+      }
+      Report("profiling");
+      TheProfiler.profile(*C, E);
+      A.E = E;
+      if (!E.verified() || !E.profiled()) {
+        A.Outcome = "run error while timing: " + E.Detail;
+        Report(A.Outcome);
+        Out.Attempts.push_back(std::move(A));
+        continue;
+      }
+      double Score = E.geomeanSpeedup();
+      if (acceptable(E)) {
+        A.Outcome = "faster: " + fmtSpeedup(Score) + " geomean, " +
+                    fmtSpeedup(E.minSpeedup()) + " worst shape";
+        if (Score > BestScore) {
+          BestScore = Score;
+          BestId = C->Id;
+          Gained = true;
+        }
+      } else if (E.minSpeedup() < 1.0) {
+        A.Outcome = "slower on " + slowShapes(E, 1.0);
+      } else {
+        A.Outcome = "not faster by " + fmtSpeedup(Opts.MinSpeedup) +
+                    " on every shape set (" + slowShapes(E, Opts.MinSpeedup) +
+                    ")";
+      }
+      Report(A.Outcome);
+      Candidates.push_back(*C);
+      Evaluations.push_back(E);
+      ById[C->Id] = Candidates.size() - 1;
+      // Verified and faster on average: a parent worth extending, even when
+      // not yet faster on every shape set.
+      if (Score > 1.0)
+        Beam.push_back({&Candidates.back(), &Evaluations.back()});
+      Out.Attempts.push_back(std::move(A));
+    }
+    std::stable_sort(Beam.begin(), Beam.end(), [](const Entry &A, const Entry &B) {
+      return A.E->geomeanSpeedup() > B.E->geomeanSpeedup();
+    });
+    if (Beam.size() > Opts.BeamWidth)
+      Beam.resize(Opts.BeamWidth);
+
+    if (!BestId.empty()) {
+      const Evaluation &BE = Evaluations[ById[BestId]];
+      bool AtRoof = true;
+      for (const ShapeTiming &T : BE.Timings)
+        AtRoof &= T.CandidateRoofline >= Opts.RooflineStop;
+      if (AtRoof) {
+        Out.StopReason = "within " +
+                         std::to_string(int((1 - Opts.RooflineStop) * 100 + 0.5)) +
+                         "% of the roofline on every shape set after round " +
+                         std::to_string(Round);
+        break;
+      }
+    }
+    RoundsWithoutGain = Gained ? 0 : RoundsWithoutGain + 1;
+    if (RoundsWithoutGain >= 2) {
+      Out.StopReason = "no improvement in rounds " + std::to_string(Round - 1) +
+                       " and " + std::to_string(Round);
+      break;
+    }
+    if (Round == Opts.Rounds)
+      Out.StopReason = "all " + std::to_string(Opts.Rounds) + " rounds done";
+  }
+
+  // Rank every acceptable candidate; confirm from the best down.
+  std::vector<size_t> Ranked;
+  for (size_t I = 1; I < Candidates.size(); ++I)
+    if (acceptable(Evaluations[I]))
+      Ranked.push_back(I);
+  std::stable_sort(Ranked.begin(), Ranked.end(), [&](size_t A, size_t B) {
+    return Evaluations[A].geomeanSpeedup() > Evaluations[B].geomeanSpeedup();
+  });
+  // At most three confirmations: each costs a full test and timing.
+  if (Ranked.size() > 3)
+    Ranked.resize(3);
+  for (size_t Idx : Ranked) {
+    const Candidate &C = Candidates[Idx];
+    if (!Opts.Confirm) {
+      Out.Winner = C;
+      Out.WinnerEval = Evaluations[Idx];
+      break;
+    }
+    if (Progress)
+      Progress({Facts.Kernel, Opts.Rounds, Opts.Rounds, 0, 0, C.Id,
+                BestScore, "confirming " + C.Id});
+    Evaluation E = TheTester.test(C);
+    if (E.verified())
+      TheProfiler.profile(C, E);
+    Attempt A;
+    A.Round = 0;
+    A.P.Rationale = "confirmation of " + C.Id + " with fresh seeds and timing";
+    A.C = C;
+    A.E = E;
+    if (acceptable(E)) {
+      A.Outcome = "confirmed: " + fmtSpeedup(E.geomeanSpeedup()) + " geomean";
+      Out.Attempts.push_back(A);
+      Out.Winner = C;
+      Out.WinnerEval = E;
+      break;
+    }
+    A.Outcome = !E.verified()
+                    ? std::string("failed confirmation: ") +
+                          Evaluation::statusName(E.S) + ": " + E.Detail
+                    : "not confirmed: " + slowShapes(E, Opts.MinSpeedup);
+    Out.Attempts.push_back(A);
+  }
+  if (!Out.Winner) {
+    if (Ranked.empty()) {
+      unsigned Verified = 0;
+      for (const Attempt &A : Out.Attempts)
+        Verified += A.E.verified();
+      Out.NoWinnerReason =
+          Out.Attempts.empty()
+              ? "no candidate was produced"
+              : Verified == 0
+                    ? "no candidate passed the compile gate and the "
+                      "differential test"
+                    : "no verified candidate was faster than the original by " +
+                          fmtSpeedup(Opts.MinSpeedup) + " on every shape set";
+    } else {
+      Out.NoWinnerReason = "the faster candidates did not hold up when "
+                           "confirmed with fresh seeds and a fresh timing";
+    }
+  }
+  return Out;
+}
+
+} // namespace astra

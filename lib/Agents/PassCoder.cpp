@@ -1,0 +1,48 @@
+//===- PassCoder.cpp ------------------------------------------------------===//
+#include "astra/Agents/PassCoder.h"
+#include "astra/Rewrite/RewriteDriver.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace llvm;
+
+namespace astra {
+
+Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,
+                                       const PlanningState &S) {
+  if (P.K != Plan::Kind::Passes)
+    return createStringError(inconvertibleErrorCode(),
+                             "the pass coder cannot realize an LLM plan");
+  RewriteRequest Req;
+  Req.Command = Command;
+  Req.Passes = P.Passes;
+  Req.Kernel = KernelName;
+  Req.Options = Base;
+  for (const auto &[K, V] : P.Params)
+    Req.Options.Params[K] = V;
+  // Choosing fast-math accepts its rounding; hoist's reciprocal multiply is
+  // the same kind of change, so it comes with it.
+  if (is_contained(P.Passes, "fast-math"))
+    Req.Options.FastMath = true;
+  Req.Overlay = Parent.Files;
+  auto R = runRewrite(Req, /*DiagOS=*/nullptr);
+  if (!R)
+    return R.takeError();
+  Candidate C;
+  C.Origin = Parent.Origin == "llm" ? "llm" : "passes";
+  C.Files = Parent.Files;
+  for (auto &[Path, Text] : R->Rewritten)
+    C.Files[Path] = Text;
+  // A pipeline that changes nothing leaves the parent's code.
+  C.Lineage = Parent.isBaseline() ? std::vector<std::string>() : Parent.Lineage;
+  C.Lineage.insert(C.Lineage.end(), P.Passes.begin(), P.Passes.end());
+  C.Params = Parent.Params;
+  for (const auto &[K, V] : P.Params)
+    C.Params[K] = V;
+  C.Rationale = P.Rationale;
+  if (!R->Conflicts.empty())
+    C.Rationale += " (conflicts: " + join(R->Conflicts, "; ") + ")";
+  return std::move(C);
+}
+
+} // namespace astra

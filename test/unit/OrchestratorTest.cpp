@@ -1,0 +1,344 @@
+//===- OrchestratorTest.cpp - The optimization loop with fake agents ------===//
+//
+// Pure logic: the coder, tester and profiler are scripted, so these tests
+// check the loop's decisions (what wins, what is rejected, when it stops),
+// not the engine.
+//
+//===----------------------------------------------------------------------===//
+#include "astra/Agents/OfflinePlanner.h"
+#include "astra/Agents/Orchestrator.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <map>
+
+using namespace astra;
+using namespace llvm;
+
+namespace {
+
+/// Code is the pipeline's name, so equal pipelines give equal code.
+class FakeCoder : public Coder {
+public:
+  StringRef name() const override { return "fake"; }
+  Expected<Candidate> realize(const Plan &P, const Candidate &Parent,
+                              const PlanningState &) override {
+    if (is_contained(P.Passes, "nocode"))
+      return createStringError(inconvertibleErrorCode(), "no code block");
+    Candidate C;
+    C.Origin = "passes";
+    C.Lineage = P.Passes;
+    C.Params = P.Params;
+    std::string Key = join(P.Passes, "+");
+    for (auto &[K, V] : P.Params)
+      Key += "," + K + "=" + V;
+    if (Key != "noop")
+      C.Files["/k.cu"] = Key;
+    return C;
+  }
+};
+
+/// Per pipeline key: verified or not, and a speedup per shape set.
+struct Script {
+  std::map<std::string, std::vector<double>> Speedups;
+  std::map<std::string, Evaluation::Status> Failures;
+  /// Keys whose second test fails (the confirmation).
+  std::map<std::string, int> FailOnTestNumber;
+};
+
+class FakeTester : public Tester {
+public:
+  explicit FakeTester(Script &S) : S(S) {}
+  Evaluation test(const Candidate &C) override {
+    std::string Key = C.Files.count("/k.cu") ? C.Files.at("/k.cu") : "";
+    int N = ++Calls[Key];
+    Evaluation E;
+    E.S = Evaluation::Status::Verified;
+    auto F = S.Failures.find(Key);
+    if (F != S.Failures.end()) {
+      E.S = F->second;
+      E.Detail = "planted failure";
+    }
+    auto FN = S.FailOnTestNumber.find(Key);
+    if (FN != S.FailOnTestNumber.end() && FN->second == N) {
+      E.S = Evaluation::Status::WrongResult;
+      E.Detail = "out[7]: expected 1, got 2 (seed 99)";
+    }
+    return E;
+  }
+  Script &S;
+  std::map<std::string, int> Calls;
+};
+
+class FakeProfiler : public Profiler {
+public:
+  explicit FakeProfiler(Script &S) : S(S) {}
+  void profile(const Candidate &C, Evaluation &E) override {
+    std::string Key = C.Files.at("/k.cu");
+    std::vector<double> Sp = S.Speedups.count(Key)
+                                 ? S.Speedups[Key]
+                                 : std::vector<double>{1.0, 1.0};
+    for (size_t I = 0; I < Sp.size(); ++I) {
+      ShapeTiming T;
+      T.Shape = I == 0 ? "decode" : "prefill";
+      T.BaselineUs = 100;
+      T.CandidateUs = 100 / Sp[I];
+      T.BaselineRoofline = 0.5;
+      T.CandidateRoofline = 0.5 * Sp[I];
+      E.Timings.push_back(T);
+    }
+  }
+  Evaluation profileBaseline() override {
+    Evaluation E;
+    E.S = Evaluation::Status::Verified;
+    for (const char *Shape : {"decode", "prefill"}) {
+      ShapeTiming T;
+      T.Shape = Shape;
+      T.BaselineUs = T.CandidateUs = 100;
+      T.BaselineRoofline = T.CandidateRoofline = 0.5;
+      E.Timings.push_back(T);
+    }
+    return E;
+  }
+  Script &S;
+};
+
+/// Proposes a fixed list per round.
+class ListPlanner : public Planner {
+public:
+  std::vector<std::vector<std::vector<std::string>>> Rounds;
+  StringRef name() const override { return "list"; }
+  std::vector<Plan> propose(const PlanningState &S, unsigned Max) override {
+    std::vector<Plan> Out;
+    if (S.Round > Rounds.size())
+      return Out;
+    for (auto &Passes : Rounds[S.Round - 1]) {
+      Plan P;
+      P.Passes = Passes;
+      Out.push_back(P);
+    }
+    return Out;
+  }
+};
+
+KernelFacts facts() {
+  KernelFacts F;
+  F.Kernel = "k";
+  return F;
+}
+
+TEST(Orchestrator, PicksTheFastestVerifiedCandidate) {
+  Script S;
+  S.Speedups["a"] = {1.2, 1.3};
+  S.Speedups["b"] = {1.5, 1.6};
+  S.Speedups["c"] = {3.0, 3.0};
+  S.Failures["c"] = Evaluation::Status::WrongResult; // Fast but wrong.
+  ListPlanner P;
+  P.Rounds = {{{"a"}, {"b"}, {"c"}}};
+  FakeCoder C;
+  FakeTester T(S);
+  FakeProfiler Pr(S);
+  OrchestratorOptions O;
+  O.Rounds = 1;
+  Orchestrator Orc(P, C, T, Pr, O);
+  OptimizeOutcome Out = Orc.run(facts());
+  ASSERT_TRUE(Out.Winner.has_value());
+  EXPECT_EQ(Out.Winner->Files.at("/k.cu"), "b");
+  EXPECT_NEAR(Out.WinnerEval.geomeanSpeedup(), std::sqrt(1.5 * 1.6), 1e-9);
+  // The wrong candidate is recorded as such and never considered.
+  bool SawWrong = false;
+  for (const Attempt &A : Out.Attempts)
+    if (A.C.Files.count("/k.cu") && A.C.Files.at("/k.cu") == "c") {
+      SawWrong = true;
+      EXPECT_EQ(A.E.S, Evaluation::Status::WrongResult);
+      EXPECT_NE(A.Outcome.find("wrong result"), std::string::npos);
+    }
+  EXPECT_TRUE(SawWrong);
+  // The last attempt is the confirmation of the winner.
+  EXPECT_NE(Out.Attempts.back().Outcome.find("confirmed"), std::string::npos);
+}
+
+TEST(Orchestrator, NeverAcceptsARegressionOnAnyShapeSet) {
+  Script S;
+  S.Speedups["fast-on-average"] = {2.0, 0.95};
+  ListPlanner P;
+  P.Rounds = {{{"fast-on-average"}}};
+  FakeCoder C;
+  FakeTester T(S);
+  FakeProfiler Pr(S);
+  OrchestratorOptions O;
+  O.Rounds = 1;
+  OptimizeOutcome Out = Orchestrator(P, C, T, Pr, O).run(facts());
+  EXPECT_FALSE(Out.Winner.has_value());
+  ASSERT_EQ(Out.Attempts.size(), 1u);
+  EXPECT_NE(Out.Attempts[0].Outcome.find("slower on prefill 0.95x"),
+            std::string::npos)
+      << Out.Attempts[0].Outcome;
+  EXPECT_NE(Out.NoWinnerReason.find("every shape set"), std::string::npos);
+
+  O.AllowShapeRegression = true;
+  FakeTester T2(S);
+  OptimizeOutcome Out2 = Orchestrator(P, C, T2, Pr, O).run(facts());
+  EXPECT_TRUE(Out2.Winner.has_value());
+}
+
+TEST(Orchestrator, SpeedupMustClearTheNoiseMargin) {
+  Script S;
+  S.Speedups["tiny"] = {1.01, 1.01};
+  ListPlanner P;
+  P.Rounds = {{{"tiny"}}};
+  FakeCoder C;
+  FakeTester T(S);
+  FakeProfiler Pr(S);
+  OrchestratorOptions O;
+  O.Rounds = 1;
+  OptimizeOutcome Out = Orchestrator(P, C, T, Pr, O).run(facts());
+  EXPECT_FALSE(Out.Winner.has_value());
+  EXPECT_NE(Out.Attempts[0].Outcome.find("not faster by 1.02x"),
+            std::string::npos);
+}
+
+TEST(Orchestrator, FailedConfirmationFallsBackToTheNextBest) {
+  Script S;
+  S.Speedups["best"] = {2.0, 2.0};
+  S.Speedups["second"] = {1.4, 1.4};
+  S.FailOnTestNumber["best"] = 2; // Passes once, fails when confirmed.
+  ListPlanner P;
+  P.Rounds = {{{"best"}, {"second"}}};
+  FakeCoder C;
+  FakeTester T(S);
+  FakeProfiler Pr(S);
+  OrchestratorOptions O;
+  O.Rounds = 1;
+  OptimizeOutcome Out = Orchestrator(P, C, T, Pr, O).run(facts());
+  ASSERT_TRUE(Out.Winner.has_value());
+  EXPECT_EQ(Out.Winner->Files.at("/k.cu"), "second");
+  bool SawFailedConfirmation = false;
+  for (const Attempt &A : Out.Attempts)
+    SawFailedConfirmation |=
+        A.Outcome.find("failed confirmation") != std::string::npos;
+  EXPECT_TRUE(SawFailedConfirmation);
+}
+
+TEST(Orchestrator, DuplicatesUnchangedAndCoderFailuresCostNoTest) {
+  Script S;
+  ListPlanner P;
+  P.Rounds = {{{"x"}, {"x"}, {"noop"}, {"nocode"}}};
+  FakeCoder C;
+  FakeTester T(S);
+  FakeProfiler Pr(S);
+  OrchestratorOptions O;
+  O.Rounds = 1;
+  OptimizeOutcome Out = Orchestrator(P, C, T, Pr, O).run(facts());
+  ASSERT_EQ(Out.Attempts.size(), 4u);
+  EXPECT_NE(Out.Attempts[1].Outcome.find("duplicate of r1c1"), std::string::npos);
+  EXPECT_NE(Out.Attempts[2].Outcome.find("unchanged"), std::string::npos);
+  EXPECT_NE(Out.Attempts[3].Outcome.find("no code"), std::string::npos);
+  EXPECT_EQ(T.Calls["x"], 1);
+}
+
+TEST(Orchestrator, StopsAfterTwoRoundsWithoutGain) {
+  Script S;
+  S.Speedups["a"] = {1.3, 1.3};
+  ListPlanner P;
+  P.Rounds = {{{"a"}}, {{"b"}}, {{"c"}}, {{"d"}}, {{"e"}}};
+  FakeCoder C;
+  FakeTester T(S);
+  FakeProfiler Pr(S);
+  OrchestratorOptions O;
+  O.Rounds = 5;
+  OptimizeOutcome Out = Orchestrator(P, C, T, Pr, O).run(facts());
+  EXPECT_NE(Out.StopReason.find("no improvement in rounds 2 and 3"),
+            std::string::npos)
+      << Out.StopReason;
+  EXPECT_FALSE(T.Calls.count("d"));
+}
+
+TEST(Orchestrator, StopsAtTheRoofline) {
+  Script S;
+  S.Speedups["roof"] = {1.95, 1.95}; // 0.5 * 1.95 = 97.5% of roofline.
+  ListPlanner P;
+  P.Rounds = {{{"roof"}}, {{"more"}}};
+  FakeCoder C;
+  FakeTester T(S);
+  FakeProfiler Pr(S);
+  OrchestratorOptions O;
+  OptimizeOutcome Out = Orchestrator(P, C, T, Pr, O).run(facts());
+  EXPECT_NE(Out.StopReason.find("roofline"), std::string::npos);
+  EXPECT_FALSE(T.Calls.count("more"));
+  EXPECT_TRUE(Out.Winner.has_value());
+}
+
+TEST(OfflinePlanner, FirstRoundCombinesThenRanksSinglePasses) {
+  KernelFacts F;
+  F.Kernel = "k";
+  F.ApplicablePasses = {{"fast-math", {}}, {"restrict-const", {}},
+                        {"grid-stride", {}}, {"unroll", {}}};
+  Evaluation Base;
+  PlanningState St;
+  St.Facts = &F;
+  St.Round = 1;
+  St.Baseline = &Base;
+  OfflinePlanner P;
+  std::vector<Plan> Plans = P.propose(St, 4);
+  ASSERT_EQ(Plans.size(), 4u);
+  // All applicable passes in dependency order, vectorize pulled in by
+  // grid-stride.
+  EXPECT_EQ(join(Plans[0].Passes, ","),
+            "grid-stride,vectorize,restrict-const,fast-math,unroll");
+  // Memory-bound order: vectorize (with grid-stride) first.
+  EXPECT_EQ(join(Plans[1].Passes, ","), "grid-stride,vectorize");
+  EXPECT_EQ(join(Plans[2].Passes, ","), "grid-stride");
+  EXPECT_EQ(join(Plans[3].Passes, ","), "restrict-const");
+
+  // Compute-bound (high arithmetic intensity): fast-math leads.
+  F.ArithmeticIntensity = 50;
+  std::vector<Plan> CPlans = P.propose(St, 2);
+  EXPECT_EQ(join(CPlans[1].Passes, ","), "fast-math");
+}
+
+TEST(OfflinePlanner, LaterRoundsGrowVaryAndAblateTheBest) {
+  KernelFacts F;
+  F.Kernel = "k";
+  F.ApplicablePasses = {{"vectorize", {}}, {"fast-math", {}}, {"hoist", {}}};
+  Evaluation Base, Good;
+  ShapeTiming T;
+  T.BaselineUs = 10;
+  T.CandidateUs = 5;
+  Good.S = Evaluation::Status::Verified;
+  Good.Timings = {T};
+  Candidate Best;
+  Best.Id = "r1c2";
+  Best.Origin = "passes";
+  Best.Lineage = {"vectorize", "fast-math"};
+  PlanningState St;
+  St.Facts = &F;
+  St.Round = 2;
+  St.Baseline = &Base;
+  St.Beam = {{&Best, &Good}};
+  St.TriedLabels.insert("baseline:hoist+vectorize+fast-math");
+  OfflinePlanner P;
+  std::vector<Plan> Plans = P.propose(St, 10);
+  std::vector<std::string> Labels;
+  for (const Plan &Pl : Plans)
+    Labels.push_back(Pl.label());
+  // Growing with hoist was already tried: not proposed again.
+  EXPECT_FALSE(is_contained(Labels, "hoist+vectorize+fast-math"));
+  EXPECT_TRUE(is_contained(Labels, "vectorize+fast-math(vectorize.bytes=8)"));
+  EXPECT_TRUE(is_contained(Labels, "fast-math")); // Ablation: drop vectorize.
+  EXPECT_TRUE(is_contained(Labels, "vectorize")); // Ablation: drop fast-math.
+}
+
+TEST(OfflinePlanner, RespectsTheAllowedPasses) {
+  KernelFacts F;
+  F.ApplicablePasses = {{"fast-math", {}}, {"hoist", {}}};
+  OfflinePlanner P({"hoist"});
+  std::vector<std::string> R = P.rank(F, true);
+  ASSERT_EQ(R.size(), 1u);
+  EXPECT_EQ(R[0], "hoist");
+}
+
+} // namespace
