@@ -1,0 +1,53 @@
+//===- Report.h - What the optimizer did, for people and machines -*- C++ -*-===//
+//
+// `optimize --report DIR` writes report.json (every number, every attempt and
+// its evidence) and report.md (the summary a person reads first). The same
+// data feeds `bench`'s scoreboard.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_AGENTS_REPORT_H
+#define ASTRA_AGENTS_REPORT_H
+
+#include "astra/Agents/Orchestrator.h"
+#include "astra/Support/Json.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace astra {
+
+struct KernelReport {
+  std::string File;   ///< As shown to users.
+  std::string Kernel;
+  OptimizeOutcome Outcome;
+  std::string Diff;   ///< Unified diff of the accepted change (empty: none).
+  /// Set when the kernel could not be optimized at all (no spec, parse
+  /// error, no GPU): the reason, and Outcome is empty.
+  std::string Error;
+  /// LLM tokens used for this kernel (prompt + completion), when any.
+  uint64_t PromptTokens = 0, CompletionTokens = 0;
+};
+
+struct RunInfo {
+  std::string ToolVersion;
+  std::string Date;   ///< ISO 8601, UTC.
+  std::string Device; ///< GPU name and driver, or "none".
+  std::string Agents; ///< "offline" or "llm (<models>)".
+  std::string Command;
+  double CopyBandwidthGBs = 0;
+};
+
+void writeKernelReportJson(JsonWriter &W, const KernelReport &R);
+std::string reportJson(const RunInfo &Info, const std::vector<KernelReport> &Rs);
+std::string reportMarkdown(const RunInfo &Info,
+                           const std::vector<KernelReport> &Rs);
+
+/// Writes DIR/report.json and DIR/report.md (creating DIR).
+llvm::Error writeReport(llvm::StringRef Dir, const RunInfo &Info,
+                        const std::vector<KernelReport> &Rs);
+
+} // namespace astra
+
+#endif

@@ -1,0 +1,252 @@
+//===- Report.cpp ---------------------------------------------------------===//
+#include "astra/Agents/Report.h"
+#include "astra/Support/FileIO.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace astra {
+
+static void writeTimings(JsonWriter &W, const std::vector<ShapeTiming> &Ts) {
+  W.arrayBegin();
+  for (const ShapeTiming &T : Ts) {
+    W.objectBegin();
+    W.field("shape", T.Shape);
+    W.field("baseline_us", T.BaselineUs);
+    W.field("candidate_us", T.CandidateUs);
+    W.field("baseline_spread_us", T.BaselineSpreadUs);
+    W.field("candidate_spread_us", T.CandidateSpreadUs);
+    W.field("speedup", T.speedup());
+    W.field("bytes", T.Bytes);
+    if (T.BaselineRoofline >= 0)
+      W.field("baseline_roofline", T.BaselineRoofline);
+    if (T.CandidateRoofline >= 0)
+      W.field("candidate_roofline", T.CandidateRoofline);
+    W.objectEnd();
+  }
+  W.arrayEnd();
+}
+
+static void writeEvaluation(JsonWriter &W, const Evaluation &E) {
+  W.objectBegin();
+  W.field("status", Evaluation::statusName(E.S));
+  if (!E.Detail.empty())
+    W.field("detail", E.Detail);
+  W.key("seeds");
+  W.arrayBegin();
+  for (uint64_t S : E.Seeds)
+    W.value((unsigned long long)S);
+  W.arrayEnd();
+  W.field("max_abs_error", E.MaxAbsError);
+  W.field("max_rel_error", E.MaxRelError);
+  if (!E.Warnings.empty()) {
+    W.key("warnings");
+    W.arrayBegin();
+    for (const std::string &S : E.Warnings)
+      W.value(S);
+    W.arrayEnd();
+  }
+  if (E.Registers)
+    W.field("registers", *E.Registers);
+  if (E.SpillBytes)
+    W.field("spill_bytes", *E.SpillBytes);
+  W.key("timings");
+  writeTimings(W, E.Timings);
+  if (E.profiled()) {
+    W.field("geomean_speedup", E.geomeanSpeedup());
+    W.field("min_speedup", E.minSpeedup());
+  }
+  W.objectEnd();
+}
+
+void writeKernelReportJson(JsonWriter &W, const KernelReport &R) {
+  const OptimizeOutcome &O = R.Outcome;
+  W.objectBegin();
+  W.field("file", R.File);
+  W.field("kernel", R.Kernel);
+  if (!R.Error.empty()) {
+    W.field("error", R.Error);
+    W.objectEnd();
+    return;
+  }
+  W.field("improved", O.Winner.has_value());
+  W.field("stop_reason", O.StopReason);
+  if (!O.Winner)
+    W.field("no_winner_reason", O.NoWinnerReason);
+  W.key("baseline");
+  writeEvaluation(W, O.Baseline);
+  if (O.Winner) {
+    W.key("winner");
+    W.objectBegin();
+    W.field("id", O.Winner->Id);
+    W.field("origin", O.Winner->Origin);
+    W.field("changes", join(O.Winner->Lineage, "+"));
+    W.field("rationale", O.Winner->Rationale);
+    W.key("evaluation");
+    writeEvaluation(W, O.WinnerEval);
+    W.field("diff", R.Diff);
+    W.objectEnd();
+  }
+  if (R.PromptTokens || R.CompletionTokens) {
+    W.key("tokens");
+    W.objectBegin();
+    W.field("prompt", (unsigned long long)R.PromptTokens);
+    W.field("completion", (unsigned long long)R.CompletionTokens);
+    W.objectEnd();
+  }
+  W.key("attempts");
+  W.arrayBegin();
+  for (const Attempt &A : O.Attempts) {
+    W.objectBegin();
+    W.field("round", A.Round);
+    W.field("id", A.C.Id);
+    W.field("plan", A.P.label());
+    W.field("parent", A.P.ParentId);
+    W.field("rationale", A.P.Rationale);
+    W.field("outcome", A.Outcome);
+    W.key("evaluation");
+    writeEvaluation(W, A.E);
+    W.objectEnd();
+  }
+  W.arrayEnd();
+  W.objectEnd();
+}
+
+std::string reportJson(const RunInfo &Info, const std::vector<KernelReport> &Rs) {
+  JsonWriter W;
+  W.objectBegin();
+  W.field("tool", Info.ToolVersion);
+  W.field("date", Info.Date);
+  W.field("device", Info.Device);
+  W.field("agents", Info.Agents);
+  W.field("command", Info.Command);
+  if (Info.CopyBandwidthGBs > 0)
+    W.field("copy_bandwidth_gbs", Info.CopyBandwidthGBs);
+  W.key("kernels");
+  W.arrayBegin();
+  for (const KernelReport &R : Rs)
+    writeKernelReportJson(W, R);
+  W.arrayEnd();
+  W.objectEnd();
+  return W.str();
+}
+
+static std::string pct(double V) {
+  if (V < 0)
+    return "-";
+  std::string S;
+  raw_string_ostream(S) << format("%.0f%%", V * 100);
+  return S;
+}
+
+static std::string num(double V, const char *Fmt = "%.1f") {
+  std::string S;
+  raw_string_ostream(S) << format(Fmt, V);
+  return S;
+}
+
+/// Markdown table cells must not contain '|' or newlines.
+static std::string cell(StringRef S) {
+  std::string Out;
+  for (char C : S)
+    Out += C == '|' ? '/' : C == '\n' ? ' ' : C;
+  return Out;
+}
+
+std::string reportMarkdown(const RunInfo &Info,
+                           const std::vector<KernelReport> &Rs) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  OS << "# clang-astra optimize report\n\n";
+  OS << "- tool: " << Info.ToolVersion << "\n- date: " << Info.Date
+     << "\n- device: " << Info.Device << "\n- agents: " << Info.Agents
+     << "\n- command: `" << Info.Command << "`\n";
+  if (Info.CopyBandwidthGBs > 0)
+    OS << "- measured copy bandwidth (roofline): "
+       << num(Info.CopyBandwidthGBs, "%.0f") << " GB/s\n";
+  OS << "\n## Summary\n\n| kernel | file | result | geomean speedup | "
+        "changes |\n|---|---|---|---|---|\n";
+  for (const KernelReport &R : Rs) {
+    OS << "| " << cell(R.Kernel) << " | " << cell(R.File) << " | ";
+    if (!R.Error.empty()) {
+      OS << "error: " << cell(R.Error) << " | - | - |\n";
+      continue;
+    }
+    if (R.Outcome.Winner)
+      OS << "improved | " << num(R.Outcome.WinnerEval.geomeanSpeedup(), "%.2fx")
+         << " | " << cell(join(R.Outcome.Winner->Lineage, " + ")) << " |\n";
+    else
+      OS << "unchanged: " << cell(R.Outcome.NoWinnerReason) << " | 1.00x | - |\n";
+  }
+
+  for (const KernelReport &R : Rs) {
+    OS << "\n## " << R.Kernel << " (" << R.File << ")\n\n";
+    if (!R.Error.empty()) {
+      OS << "Not optimized: " << R.Error << "\n";
+      continue;
+    }
+    const OptimizeOutcome &O = R.Outcome;
+    const Evaluation &Best = O.Winner ? O.WinnerEval : O.Baseline;
+    OS << "| shape set | baseline us | best us | speedup | roofline before "
+          "| roofline after |\n|---|---|---|---|---|---|\n";
+    for (size_t I = 0; I < O.Baseline.Timings.size(); ++I) {
+      const ShapeTiming &B = O.Baseline.Timings[I];
+      const ShapeTiming *W = nullptr;
+      for (const ShapeTiming &T : Best.Timings)
+        if (T.Shape == B.Shape)
+          W = &T;
+      double BestUs = O.Winner && W ? W->CandidateUs : B.BaselineUs;
+      OS << "| " << B.Shape << " | " << num(B.BaselineUs, "%.2f") << " | "
+         << num(BestUs, "%.2f") << " | "
+         << num(BestUs > 0 ? B.BaselineUs / BestUs : 0, "%.2fx") << " | "
+         << pct(B.BaselineRoofline) << " | "
+         << pct(O.Winner && W ? W->CandidateRoofline : B.BaselineRoofline)
+         << " |\n";
+    }
+    OS << "\nStopped: " << O.StopReason << ".\n";
+    if (O.Winner) {
+      OS << "\nAccepted: **" << join(O.Winner->Lineage, " + ") << "** ("
+         << O.Winner->Id << "): " << O.Winner->Rationale << "\n";
+      if (!R.Diff.empty())
+        OS << "\n```diff\n" << R.Diff << "```\n";
+    } else {
+      OS << "\nNo change was accepted: " << O.NoWinnerReason << ".\n";
+    }
+    OS << "\n| round | id | plan | outcome | evidence |\n|---|---|---|---|---|\n";
+    for (const Attempt &A : O.Attempts) {
+      std::string Evidence;
+      if (!A.E.Seeds.empty())
+        Evidence += "seeds " + std::to_string(A.E.Seeds.size());
+      if (A.E.verified())
+        Evidence += (Evidence.empty() ? "" : ", ") + std::string("max rel err ") +
+                    num(A.E.MaxRelError, "%.2g");
+      OS << "| " << (A.Round ? std::to_string(A.Round) : "confirm") << " | "
+         << A.C.Id << " | " << cell(A.P.label()) << " | " << cell(A.Outcome)
+         << " | " << cell(Evidence) << " |\n";
+    }
+    if (R.PromptTokens || R.CompletionTokens)
+      OS << "\nLLM tokens: " << R.PromptTokens << " prompt, "
+         << R.CompletionTokens << " completion.\n";
+  }
+  return Out;
+}
+
+Error writeReport(StringRef Dir, const RunInfo &Info,
+                  const std::vector<KernelReport> &Rs) {
+  if (std::error_code EC = sys::fs::create_directories(Dir))
+    return createStringError(EC, "%s: cannot create the report directory: %s",
+                             Dir.str().c_str(), EC.message().c_str());
+  SmallString<256> J(Dir), M(Dir);
+  sys::path::append(J, "report.json");
+  sys::path::append(M, "report.md");
+  if (Error E = writeFileAtomically(J, reportJson(Info, Rs)))
+    return E;
+  return writeFileAtomically(M, reportMarkdown(Info, Rs));
+}
+
+} // namespace astra
