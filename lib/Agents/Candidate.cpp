@@ -12,6 +12,8 @@ using namespace llvm;
 
 namespace astra {
 
+char CandidateRejected::ID = 0;
+
 Planner::~Planner() = default;
 Coder::~Coder() = default;
 Tester::~Tester() = default;

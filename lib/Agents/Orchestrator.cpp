@@ -102,8 +102,17 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
       Expected<Candidate> C = TheCoder.realize(P, Parent, State);
       if (!C) {
         A.E.S = Evaluation::Status::CoderFailed;
-        A.E.Detail = toString(C.takeError());
-        A.Outcome = "no code: " + A.E.Detail;
+        handleAllErrors(
+            C.takeError(),
+            [&](const CandidateRejected &R) {
+              A.E.S = R.status();
+              A.E.Detail = R.message();
+            },
+            [&](const ErrorInfoBase &E) { A.E.Detail = E.message(); });
+        A.Outcome = (A.E.S == Evaluation::Status::CoderFailed
+                         ? std::string("no code")
+                         : std::string(Evaluation::statusName(A.E.S))) +
+                    ": " + A.E.Detail;
         Report(A.Outcome);
         Out.Attempts.push_back(std::move(A));
         continue;

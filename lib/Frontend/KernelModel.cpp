@@ -199,7 +199,7 @@ private:
       return;
     PrintingPolicy PP(Ctx.getLangOpts());
     Out.push_back({Def->getQualifiedNameAsString(),
-                   makePos(Ctx.getSourceManager(), Def->getLocation())});
+                   makePos(Ctx.getSourceManager(), Def->getLocation()), Def});
     addBody(Def);
     // Instantiations carry resolved calls that dependent code does not.
     if (FD != Def)

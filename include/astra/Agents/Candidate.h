@@ -12,6 +12,8 @@
 
 #include "astra/Frontend/CudaParser.h"
 
+#include "llvm/Support/Error.h"
+
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -112,6 +114,25 @@ struct Attempt {
   /// "accepted", "slower", "not faster on every shape set", "compile error",
   /// "wrong result", "duplicate", ...
   std::string Outcome;
+};
+
+/// A coder's refusal of its own output, with the status it deserves (a
+/// changed signature, code that does not compile), so the report can tell
+/// these apart from "no code at all".
+class CandidateRejected : public llvm::ErrorInfo<CandidateRejected> {
+public:
+  static char ID;
+  CandidateRejected(Evaluation::Status S, std::string Msg)
+      : S(S), Msg(std::move(Msg)) {}
+  void log(llvm::raw_ostream &OS) const override { OS << Msg; }
+  std::error_code convertToErrorCode() const override {
+    return llvm::inconvertibleErrorCode();
+  }
+  Evaluation::Status status() const { return S; }
+
+private:
+  Evaluation::Status S;
+  std::string Msg;
 };
 
 } // namespace astra

@@ -51,6 +51,8 @@ struct Instantiation {
 struct DeviceCallee {
   std::string Name; ///< Qualified name of the called function.
   SourcePos Pos;
+  /// The definition (the pattern for templates). Valid while the AST lives.
+  const clang::FunctionDecl *Decl = nullptr;
 };
 
 struct LaunchSite {
