@@ -1,5 +1,4 @@
 """CPU reference for the transpose: a copy, so it must be exact."""
-import numpy as np
 
 TOLERANCE = {"out": (0.0, 0.0)}
 
