@@ -1,0 +1,94 @@
+#include "astra/Bench/Scoreboard.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace astra;
+
+namespace {
+
+/// A report whose winner runs at \p Speedups per shape (empty: no winner).
+KernelReport report(std::string Kernel, std::vector<double> Speedups,
+                    std::string File = "kernels/sglang/k.cu") {
+  KernelReport R;
+  R.File = File;
+  R.Kernel = Kernel;
+  R.Outcome.Baseline.S = Evaluation::Status::Verified;
+  for (size_t I = 0; I < std::max<size_t>(Speedups.size(), 2); ++I) {
+    ShapeTiming T;
+    T.Shape = "s" + std::to_string(I);
+    T.BaselineUs = T.CandidateUs = 100;
+    T.BaselineRoofline = T.CandidateRoofline = 0.5;
+    R.Outcome.Baseline.Timings.push_back(T);
+  }
+  if (!Speedups.empty()) {
+    Candidate W;
+    W.Id = "r1c1";
+    W.Lineage = {"vectorize"};
+    R.Outcome.Winner = W;
+    R.Outcome.WinnerEval.S = Evaluation::Status::Verified;
+    for (size_t I = 0; I < Speedups.size(); ++I) {
+      ShapeTiming T = R.Outcome.Baseline.Timings[I];
+      T.CandidateUs = 100 / Speedups[I];
+      T.CandidateRoofline = 0.5 * Speedups[I];
+      R.Outcome.WinnerEval.Timings.push_back(T);
+    }
+  }
+  return R;
+}
+
+TEST(Scoreboard, GeomeanAndFastPCountFailuresAgainst) {
+  KernelReport Failed;
+  Failed.File = "kernels/gnn/x.cu";
+  Failed.Kernel = "broken";
+  Failed.Error = "no spec";
+  Scoreboard SB = buildScoreboard({report("a", {2.0, 2.0}),
+                                   report("b", {1.3, 1.3}),
+                                   report("c", {}), Failed});
+  const ScoreSummary &S = SB.Summary;
+  EXPECT_EQ(S.Kernels, 4u);
+  // Failed and unimproved kernels keep the original: 1.0x.
+  EXPECT_NEAR(S.GeomeanSpeedup, std::pow(2.0 * 1.3 * 1.0 * 1.0, 0.25), 1e-9);
+  EXPECT_DOUBLE_EQ(S.FastP.at(0.0), 0.75); // The failed one is not correct.
+  EXPECT_DOUBLE_EQ(S.FastP.at(1.0), 0.5);  // Unchanged is not faster.
+  EXPECT_DOUBLE_EQ(S.FastP.at(1.2), 0.5);
+  EXPECT_DOUBLE_EQ(S.FastP.at(1.5), 0.25);
+  EXPECT_DOUBLE_EQ(S.FastP.at(2.0), 0.0); // Strictly faster than 2.0x.
+  EXPECT_EQ(SB.Kernels[3].Suite, "gnn");
+  EXPECT_EQ(SB.Kernels[0].Suite, "sglang");
+}
+
+TEST(Scoreboard, TorchColumnsAndRoofline) {
+  std::map<std::string, std::pair<double, double>> Torch = {
+      {"a|s0", {300.0, 60.0}}, {"a|s1", {300.0, 40.0}}};
+  Scoreboard SB = buildScoreboard({report("a", {2.0, 2.0})}, Torch);
+  ASSERT_EQ(SB.Rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(*SB.Rows[0].CompileUs, 60.0);
+  // Ours is 50 us on both: 60/50 and 40/50 -> geomean sqrt(1.2 * 0.8).
+  EXPECT_NEAR(*SB.Kernels[0].VsCompile, std::sqrt(1.2 * 0.8), 1e-9);
+  EXPECT_EQ(*SB.Summary.AtLeastCompile, 0u);
+  EXPECT_NEAR(SB.Summary.MeanRooflineAfter, 1.0, 1e-9);
+  std::string M = scoreboardMarkdown(SB, RunInfo());
+  EXPECT_NE(M.find("| a | s0 | 100.00 | 50.00 | 2.00x | 50% | 100% | 300.00 | "
+                   "60.00 | vectorize |"),
+            std::string::npos)
+      << M;
+  std::string Svg = scoreboardSvg(SB);
+  EXPECT_EQ(Svg.rfind("<svg", 0), 0u);
+  EXPECT_NE(Svg.find("</svg>"), std::string::npos);
+  EXPECT_NE(Svg.find("2.00x"), std::string::npos);
+}
+
+TEST(Scoreboard, JsonIsValid) {
+  Scoreboard SB = buildScoreboard({report("a<float>", {1.5, 1.4})});
+  std::string J = scoreboardJson(SB, RunInfo());
+  rapidjson::Document D;
+  D.Parse(J.c_str());
+  ASSERT_FALSE(D.HasParseError());
+  EXPECT_NEAR(D["summary"]["geomean_speedup"].GetDouble(), std::sqrt(1.5 * 1.4),
+              1e-9);
+  EXPECT_DOUBLE_EQ(D["summary"]["fast_p"]["1.0"].GetDouble(), 1.0);
+}
+
+} // namespace
