@@ -29,10 +29,19 @@ struct CompileOptions {
   /// Cache directory; empty: $ASTRA_CACHE_DIR, else $XDG_CACHE_HOME/clang-astra,
   /// else ~/.cache/clang-astra.
   std::string CacheDir;
-  /// Optimization level of the device compile.
+  /// Optimization level of the device compile. It replaces any -O in the
+  /// command: nvcc also optimizes device code at -O3 whatever the host -O is,
+  /// and the gate must compile what the profiler times.
   unsigned OptLevel = 3;
   /// Where Clang's diagnostics go (file:line:col); null drops them.
   llvm::raw_ostream *DiagOS = &llvm::errs();
+  /// Print warnings too; errors are always printed.
+  bool ShowWarnings = false;
+  /// Parse clang's CUDA runtime wrapper from a precompiled header kept in
+  /// the cache directory (built on first use). Any PCH problem falls back to
+  /// the plain compile, so this only ever changes the speed. Needs the cache
+  /// directory; off when UseCache is off.
+  bool UsePch = true;
 };
 
 struct PtxResult {
@@ -42,6 +51,13 @@ struct PtxResult {
   bool FromCache = false;
   /// Wall time of the compile in seconds (0 when from the cache).
   double Seconds = 0;
+  /// The cache entry read or written; empty when the cache was off.
+  std::string CacheEntry;
+  /// The compile used the runtime-wrapper PCH.
+  bool UsedPch = false;
+  /// Things a --verbose user wants to know: a cache entry that could not be
+  /// written or was corrupt, a PCH that was built or could not be used.
+  std::vector<std::string> Notes;
 };
 
 /// Compiles the file named last in \p DeviceCommand (as
@@ -52,6 +68,13 @@ llvm::Expected<PtxResult>
 compileToPtx(const CudaToolchain &TC,
              const std::vector<std::string> &DeviceCommand,
              const CompileOptions &Opts = {});
+
+/// The cache directory \p Opts selects (see CompileOptions::CacheDir); empty
+/// when none can be determined (no $HOME).
+std::string ptxCacheDirectory(const CompileOptions &Opts);
+
+/// The .entry names in \p Ptx, in order.
+std::vector<std::string> parsePtxEntries(llvm::StringRef Ptx);
 
 /// Per-kernel resource use as ptxas reports it.
 struct KernelResources {
@@ -71,6 +94,19 @@ ptxasResources(const CudaToolchain &TC, llvm::StringRef Ptx);
 
 /// Parses the text `ptxas -v` prints (exposed for unit tests).
 std::vector<KernelResources> parsePtxasReport(llvm::StringRef Text);
+
+/// Compiles the file named last in \p DeviceCommand with nvcc from \p TC's
+/// CUDA for TC's arch (`-ptx`, or `-cubin` when \p Cubin), keeping the
+/// command's -D, -U, -I, -isystem, -include and -std flags, and returns the
+/// output. Users ship nvcc builds, so the profiler can time a candidate as
+/// nvcc compiles it; the NVPTX compile stays the gate. Overlay files are
+/// written to a temporary directory that mirrors their paths (so relative
+/// includes still resolve); fails with a clear message when there is no nvcc
+/// or nvcc rejects the file (its output is in the message).
+llvm::Expected<std::string>
+compileWithNvcc(const CudaToolchain &TC,
+                const std::vector<std::string> &DeviceCommand,
+                const FileOverlay &Overlay, bool Cubin);
 
 } // namespace astra
 
