@@ -9,15 +9,16 @@
 __global__ void cumsum(const float *x, float *y, int cols) {
   __shared__ float buf[1024];
   const int tid = threadIdx.x;
+  const int threads = blockDim.x;
   const int64_t row = blockIdx.x;
   const float *xr = x + row * cols;
   float *yr = y + row * cols;
   float carry = 0.0f;
-  for (int base = 0; base < cols; base += blockDim.x) {
+  for (int base = 0; base < cols; base += threads) {
     const int j = base + tid;
     buf[tid] = j < cols ? xr[j] : 0.0f;
     __syncthreads();
-    for (int offset = 1; offset < blockDim.x; offset <<= 1) {
+    for (int offset = 1; offset < threads; offset <<= 1) {
       const float v = tid >= offset ? buf[tid - offset] : 0.0f;
       __syncthreads();
       buf[tid] += v;
@@ -25,7 +26,7 @@ __global__ void cumsum(const float *x, float *y, int cols) {
     }
     if (j < cols)
       yr[j] = carry + buf[tid];
-    carry += buf[blockDim.x - 1];
+    carry += buf[threads - 1];
     __syncthreads();
   }
 }
