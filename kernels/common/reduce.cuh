@@ -7,14 +7,21 @@
 
 #include <climits>
 
-__device__ inline float block_reduce_sum(float v) {
+struct SumOp {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+struct MaxOp {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+
+template <typename Op> __device__ inline float block_reduce(float v, Op op) {
   __shared__ float buf[1024];
   const int tid = threadIdx.x;
   buf[tid] = v;
   __syncthreads();
   for (int s = blockDim.x / 2; s > 0; s >>= 1) {
     if (tid < s)
-      buf[tid] += buf[tid + s];
+      buf[tid] = op(buf[tid], buf[tid + s]);
     __syncthreads();
   }
   const float result = buf[0];
@@ -22,20 +29,8 @@ __device__ inline float block_reduce_sum(float v) {
   return result;
 }
 
-__device__ inline float block_reduce_max(float v) {
-  __shared__ float buf[1024];
-  const int tid = threadIdx.x;
-  buf[tid] = v;
-  __syncthreads();
-  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
-    if (tid < s)
-      buf[tid] = fmaxf(buf[tid], buf[tid + s]);
-    __syncthreads();
-  }
-  const float result = buf[0];
-  __syncthreads();
-  return result;
-}
+__device__ inline float block_reduce_sum(float v) { return block_reduce(v, SumOp()); }
+__device__ inline float block_reduce_max(float v) { return block_reduce(v, MaxOp()); }
 
 // Largest value and its index; on equal values the lowest index wins. A
 // thread with nothing to offer passes (-INFINITY, INT_MAX).
