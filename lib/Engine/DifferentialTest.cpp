@@ -1,0 +1,457 @@
+//===- DifferentialTest.cpp - Baseline vs candidate on the GPU ------------===//
+#include "astra/Engine/DifferentialTest.h"
+#include "astra/Engine/Compare.h"
+#include "astra/Engine/Inputs.h"
+#include "astra/Engine/KernelRunner.h"
+#include "astra/Engine/Validity.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <set>
+
+using namespace llvm;
+
+namespace astra {
+
+std::string describeRun(const PlannedRun &Run, std::optional<uint64_t> Seed) {
+  std::string S = "shape set '" + Run.Name + "'";
+  if (Run.Kind == RunKind::OddSizes) {
+    std::vector<std::string> Vs;
+    for (auto &[K, V] : Run.Vars)
+      Vs.push_back(K + "=" + V.str());
+    S += " (" + join(Vs, ", ") + ")";
+  }
+  if (Seed)
+    S += ", seed " + std::to_string(*Seed);
+  return S;
+}
+
+RunResult startRunResult(const PlannedRun &Run) {
+  RunResult Out;
+  Out.Name = Run.Name;
+  Out.Shape = Run.Shape;
+  Out.Kind = runKindName(Run.Kind).str();
+  if (Run.Kind == RunKind::Values)
+    Out.Kind += "=" + valueModeName(Run.Values).str();
+  Out.Vars = Run.Vars;
+  return Out;
+}
+
+void recordFailure(RunResult &Out, FailureInfo F) {
+  if (Out.V != Verdict::Pass)
+    return;
+  Out.V = Verdict::Fail;
+  Out.Failure = std::move(F);
+}
+
+static void recordError(RunResult &Out, StringRef Message,
+                        std::optional<uint64_t> Seed) {
+  if (Out.V == Verdict::Error)
+    return;
+  Out.V = Verdict::Error;
+  FailureInfo F;
+  F.Kind = "error";
+  F.Message = Message.str();
+  F.Seed = Seed;
+  Out.Failure = std::move(F);
+}
+
+void recordRunError(EngineSession &S, Error E, bool IsCandidate,
+                    StringRef Where, std::optional<uint64_t> Seed,
+                    RunResult &Out) {
+  StringRef Who = IsCandidate ? "candidate" : "baseline";
+  FailureInfo F;
+  F.Seed = Seed;
+  handleAllErrors(
+      std::move(E),
+      [&](const TimeoutError &T) {
+        S.Result.ContextLost = true;
+        F.Kind = "timeout";
+        F.Message = formatv("{0} timed out: the kernel did not finish within "
+                            "{1:g} s on {2} (an infinite loop or a deadlock?)",
+                            Who, T.seconds(), Where)
+                        .str();
+      },
+      [&](const CudaError &C) {
+        if (isStickyCudaError(C.code())) {
+          S.Result.ContextLost = true;
+          F.Kind = "crash";
+          F.Message = formatv("{0} crashed: {1} ({2}) on {3}", Who, C.name(),
+                              C.text(), Where)
+                          .str();
+        } else if (C.call() == "cuLaunchKernel" ||
+                   C.call() == "cuFuncSetAttribute") {
+          F.Kind = "launch-error";
+          F.Message = formatv("{0} could not be launched on {1}: {2}", Who,
+                              Where, C.message())
+                          .str();
+        } else {
+          F.Kind = "error";
+          F.Message = (Who + " run failed on " + Where + ": " + C.message()).str();
+        }
+      },
+      [&](const ErrorInfoBase &EI) {
+        F.Kind = "error";
+        F.Message = (Who + " run failed on " + Where + ": " + EI.message()).str();
+      });
+  if (IsCandidate && F.Kind != "error") {
+    recordFailure(Out, std::move(F));
+    return;
+  }
+  // The baseline is the reference: when it crashes, hangs or cannot be
+  // launched, the spec (sizes, launch) is what is wrong.
+  if (!IsCandidate && F.Kind != "error")
+    F.Message += "; the baseline must run cleanly on every shape set the spec "
+                 "gives (check the counts and the launch configuration)";
+  recordError(Out, F.Message, Seed);
+}
+
+namespace {
+
+/// The per-seed work of one planned run.
+class RunVerifier {
+public:
+  RunVerifier(EngineSession &S, const PlannedRun &Run, RunResult &Out,
+              KernelRunner &B, KernelRunner &C)
+      : S(S), Run(Run), Out(Out), B(B), C(C) {
+    if (S.Spec.Check)
+      for (std::string &N : validityCheckedBuffers(*S.Spec.Check))
+        Checked.insert(N);
+    for (const ArgSpec &A : S.Spec.Args)
+      if (A.IsBuffer && (A.R == Role::Output || A.R == Role::InOut) &&
+          !Checked.count(A.Name))
+        Compared.push_back(&A);
+  }
+
+  /// Runs one seed; false when the run should stop (failure or error).
+  bool runSeed(uint64_t Seed);
+  /// Warnings for outputs that were weak on every seed.
+  void finish();
+
+private:
+  bool runKernel(KernelRunner &K, bool IsCandidate, uint64_t Seed);
+  bool fail(StringRef Kind, const Twine &Msg, uint64_t Seed,
+            const Comparison *Cmp = nullptr);
+  bool checkInputs(const std::map<std::string, HostBuffer> &Inputs,
+                   const std::map<std::string, HostBuffer> &After,
+                   KernelRunner &K, bool IsCandidate, uint64_t Seed);
+  bool checkGuards(KernelRunner &K, bool IsCandidate, uint64_t Seed);
+  /// Runs the validity check on a run's buffers; nullopt when it passed.
+  std::optional<ValidityResult>
+  validity(const std::map<std::string, HostBuffer> &Inputs,
+           const std::map<std::string, HostBuffer> &Outputs, uint64_t Seed);
+
+  EngineSession &S;
+  const PlannedRun &Run;
+  RunResult &Out;
+  KernelRunner &B, &C;
+  std::set<std::string> Checked;
+  std::vector<const ArgSpec *> Compared;
+  std::set<std::string> Nondeterministic; ///< Baseline outputs.
+  std::map<std::string, std::string> Weak; ///< Weak on every seed so far.
+  bool FirstSeed = true;
+};
+
+bool RunVerifier::fail(StringRef Kind, const Twine &Msg, uint64_t Seed,
+                       const Comparison *Cmp) {
+  FailureInfo F;
+  F.Kind = Kind.str();
+  F.Seed = Seed;
+  F.Message = Msg.str();
+  if (Cmp && Cmp->First) {
+    F.Buffer = Cmp->First->Buffer;
+    F.Index = Cmp->First->Index;
+    F.Expected = Cmp->First->Expected;
+    F.Actual = Cmp->First->Actual;
+  }
+  recordFailure(Out, std::move(F));
+  return false;
+}
+
+bool RunVerifier::runKernel(KernelRunner &K, bool IsCandidate, uint64_t Seed) {
+  if (Error E = K.run(S.timeout())) {
+    recordRunError(S, std::move(E), IsCandidate, describeRun(Run, Seed), Seed,
+                   Out);
+    return false;
+  }
+  return true;
+}
+
+bool RunVerifier::checkGuards(KernelRunner &K, bool IsCandidate,
+                              uint64_t Seed) {
+  auto G = K.checkGuards();
+  if (!G) {
+    recordRunError(S, G.takeError(), IsCandidate, describeRun(Run, Seed), Seed,
+                   Out);
+    return false;
+  }
+  if (G->empty())
+    return true;
+  if (!IsCandidate) {
+    recordError(Out,
+                *G + " on " + describeRun(Run, Seed) +
+                    "; the spec's count for that buffer is too small",
+                Seed);
+    return false;
+  }
+  return fail("out-of-bounds", *G + " on " + describeRun(Run, Seed), Seed);
+}
+
+bool RunVerifier::checkInputs(const std::map<std::string, HostBuffer> &Inputs,
+                              const std::map<std::string, HostBuffer> &After,
+                              KernelRunner &K, bool IsCandidate,
+                              uint64_t Seed) {
+  for (const ArgSpec &A : S.Spec.Args) {
+    if (!A.IsBuffer || A.R != Role::Input)
+      continue;
+    Comparison Cmp = compareBitwise(A.Name, Inputs.at(A.Name), After.at(A.Name));
+    if (Cmp.ok())
+      continue;
+    if (!IsCandidate) {
+      recordError(Out,
+                  "the baseline writes to '" + A.Name + "', which the spec " +
+                      "calls an input, on " + describeRun(Run, Seed) + ": " +
+                      describe(Cmp) + "; make it \"inout\" in the spec",
+                  Seed);
+      return false;
+    }
+    return fail("input-modified",
+                "candidate wrote to input '" + A.Name + "' on " +
+                    describeRun(Run, Seed) + ": " + describe(Cmp),
+                Seed, &Cmp);
+  }
+  return true;
+}
+
+std::optional<ValidityResult>
+RunVerifier::validity(const std::map<std::string, HostBuffer> &Inputs,
+                      const std::map<std::string, HostBuffer> &Outputs,
+                      uint64_t Seed) {
+  if (!S.Spec.Check)
+    return std::nullopt;
+  // Inputs as generated (they were checked unchanged), everything the
+  // kernel writes as the run left it.
+  std::map<std::string, const HostBuffer *> Bufs;
+  for (const ArgSpec &A : S.Spec.Args)
+    if (A.IsBuffer)
+      Bufs[A.Name] = A.R == Role::Input ? &Inputs.at(A.Name) : &Outputs.at(A.Name);
+  auto R = runValidityCheck(*S.Spec.Check, S.Spec, Run.Vars, Bufs);
+  if (!R) {
+    ValidityResult Bad;
+    Bad.Ok = false;
+    Bad.Message = "error: " + toString(R.takeError());
+    return Bad;
+  }
+  if (R->Ok)
+    return std::nullopt;
+  return *R;
+}
+
+bool RunVerifier::runSeed(uint64_t Seed) {
+  Out.SeedsRun.push_back(Seed);
+  std::string Where = describeRun(Run, Seed);
+  auto InputsOr = generateInputs(S.Spec, Run.Vars, Seed, Run.Values);
+  if (!InputsOr) {
+    recordError(Out, "inputs for " + Where + ": " +
+                         toString(InputsOr.takeError()),
+                Seed);
+    return false;
+  }
+  const std::map<std::string, HostBuffer> &Inputs = *InputsOr;
+
+  // The baseline, twice: its own repeatability decides how strictly the
+  // candidate's repeatability is judged.
+  std::map<std::string, HostBuffer> Ref, Ref2;
+  for (int Pass = 0; Pass < 2; ++Pass) {
+    Error E = Pass == 0 ? B.upload(Inputs) : B.uploadInOuts(Inputs);
+    if (!E)
+      E = B.poison(unsigned(Pass));
+    if (E) {
+      recordRunError(S, std::move(E), false, Where, Seed, Out);
+      return false;
+    }
+    if (!runKernel(B, false, Seed))
+      return false;
+    auto D = B.download();
+    if (!D) {
+      recordRunError(S, D.takeError(), false, Where, Seed, Out);
+      return false;
+    }
+    if (!checkGuards(B, false, Seed) || !checkInputs(Inputs, *D, B, false, Seed))
+      return false;
+    (Pass == 0 ? Ref : Ref2) = std::move(*D);
+  }
+  for (const ArgSpec *A : Compared) {
+    Comparison Same = compareBitwise(A->Name, Ref.at(A->Name), Ref2.at(A->Name));
+    if (!Same.ok() && Nondeterministic.insert(A->Name).second)
+      Out.Warnings.push_back(formatv(
+          "the baseline's '{0}' differs between two runs on the same inputs "
+          "(max difference {1:e2}; float atomics?): the candidate's own "
+          "repeatability on '{0}' is judged with the tolerance, not bit for bit",
+          A->Name, Same.MaxAbsErr));
+  }
+  if (auto V = validity(Inputs, Ref, Seed)) {
+    recordError(Out,
+                "the baseline fails the spec's " + S.Spec.Check->Name +
+                    " check on " + Where + ": " + V->Message +
+                    "; the check's parameters or the spec are wrong",
+                Seed);
+    return false;
+  }
+  if (Run.Kind == RunKind::Shape) {
+    for (const ArgSpec *A : Compared) {
+      std::string W =
+          weakOutputWarning(A->Name, Ref.at(A->Name), toleranceFor(S.Spec, *A));
+      if (FirstSeed) {
+        if (!W.empty())
+          Weak[A->Name] = W;
+      } else if (W.empty()) {
+        Weak.erase(A->Name);
+      }
+    }
+  }
+  FirstSeed = false;
+
+  // The candidate, twice, with different poison.
+  std::map<std::string, HostBuffer> First;
+  for (int Pass = 0; Pass < 2; ++Pass) {
+    Error E = Pass == 0 ? C.upload(Inputs) : C.uploadInOuts(Inputs);
+    if (!E)
+      E = C.poison(unsigned(Pass));
+    if (E) {
+      recordRunError(S, std::move(E), true, Where, Seed, Out);
+      return false;
+    }
+    if (!runKernel(C, true, Seed))
+      return false;
+    auto D = C.download();
+    if (!D) {
+      recordRunError(S, D.takeError(), true, Where, Seed, Out);
+      return false;
+    }
+    if (!checkGuards(C, true, Seed) || !checkInputs(Inputs, *D, C, true, Seed))
+      return false;
+    for (const ArgSpec *A : Compared) {
+      Comparison Cmp = compareBuffers(A->Name, Ref.at(A->Name),
+                                      D->at(A->Name), toleranceFor(S.Spec, *A),
+                                      Pass);
+      Out.MaxAbsErr = std::max(Out.MaxAbsErr, Cmp.MaxAbsErr);
+      Out.MaxRelErr = std::max(Out.MaxRelErr, Cmp.MaxRelErr);
+      if (Cmp.ok())
+        continue;
+      bool Unwritten = Cmp.First &&
+                       StringRef(Cmp.First->Reason).starts_with("not written");
+      return fail(Unwritten ? "unwritten" : "mismatch",
+                  (Unwritten ? "candidate did not write every element of '"
+                             : "wrong result in '") +
+                      A->Name + "' on " + Where + ": " + describe(Cmp),
+                  Seed, &Cmp);
+    }
+    if (auto V = validity(Inputs, *D, Seed)) {
+      FailureInfo F;
+      F.Kind = "validity";
+      F.Seed = Seed;
+      F.Buffer = V->Buffer;
+      F.Index = V->Index;
+      F.Message = "candidate fails the " + S.Spec.Check->Name + " check on " +
+                  Where + ": " + V->Message;
+      recordFailure(Out, std::move(F));
+      return false;
+    }
+    if (Pass == 0) {
+      First = std::move(*D);
+      continue;
+    }
+    for (const ArgSpec *A : Compared) {
+      Comparison Cmp =
+          Nondeterministic.count(A->Name)
+              ? compareBuffers(A->Name, First.at(A->Name), D->at(A->Name),
+                               toleranceFor(S.Spec, *A), 1)
+              : compareBitwise(A->Name, First.at(A->Name), D->at(A->Name));
+      if (Cmp.ok())
+        continue;
+      return fail("nondeterministic",
+                  "candidate is not deterministic: '" + A->Name +
+                      "' differs between two runs on the same inputs (a race, "
+                      "or an element it does not always write) on " +
+                      Where + ": " + describe(Cmp),
+                  Seed, &Cmp);
+    }
+  }
+  return true;
+}
+
+void RunVerifier::finish() {
+  for (auto &[Name, W] : Weak)
+    Out.Warnings.push_back(W + " (on every seed of shape set '" + Run.Name +
+                           "')");
+}
+
+} // namespace
+
+void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
+  Out = startRunResult(Run);
+  if (!S.Candidate) {
+    recordError(Out, "internal error: a verification needs a candidate",
+                std::nullopt);
+    return;
+  }
+  auto B = KernelRunner::create(S.Ctx, S.Baseline, S.Spec, S.Spec.Launch,
+                                Run.Vars, Run.Misalign, "baseline");
+  if (!B) {
+    recordError(Out, "baseline on " + describeRun(Run, std::nullopt) + ": " +
+                         toString(B.takeError()),
+                std::nullopt);
+    return;
+  }
+  auto C = KernelRunner::create(S.Ctx, S.Candidate, S.Spec, S.CandidateLaunch,
+                                Run.Vars, Run.Misalign, "candidate");
+  if (!C) {
+    recordError(Out, "candidate on " + describeRun(Run, std::nullopt) + ": " +
+                         toString(C.takeError()),
+                std::nullopt);
+    return;
+  }
+  RunVerifier V(S, Run, Out, **B, **C);
+  for (uint64_t Seed : Run.Seeds) {
+    if (S.Log)
+      *S.Log << "  " << describeRun(Run, Seed) << "\n";
+    if (!V.runSeed(Seed))
+      break;
+  }
+  V.finish();
+}
+
+void runCandidateOnly(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
+  Out = startRunResult(Run);
+  bool IsCandidate = S.Candidate != nullptr;
+  auto K = KernelRunner::create(
+      S.Ctx, IsCandidate ? S.Candidate : S.Baseline, S.Spec,
+      IsCandidate ? S.CandidateLaunch : S.Spec.Launch, Run.Vars, Run.Misalign,
+      IsCandidate ? "candidate" : "baseline");
+  if (!K) {
+    recordError(Out, toString(K.takeError()), std::nullopt);
+    return;
+  }
+  for (uint64_t Seed : Run.Seeds) {
+    Out.SeedsRun.push_back(Seed);
+    auto Inputs = generateInputs(S.Spec, Run.Vars, Seed, Run.Values);
+    if (!Inputs) {
+      recordError(Out, toString(Inputs.takeError()), Seed);
+      return;
+    }
+    Error E = (*K)->upload(*Inputs);
+    if (!E)
+      E = (*K)->poison(0);
+    if (!E)
+      E = (*K)->run(S.timeout());
+    if (E) {
+      recordRunError(S, std::move(E), IsCandidate, describeRun(Run, Seed), Seed,
+                     Out);
+      return;
+    }
+  }
+}
+
+} // namespace astra

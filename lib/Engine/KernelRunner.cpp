@@ -1,0 +1,238 @@
+//===- KernelRunner.cpp - One kernel with its own device buffers ----------===//
+#include "astra/Engine/KernelRunner.h"
+#include "astra/Engine/Compare.h"
+#include "astra/Engine/Inputs.h"
+#include "astra/Engine/PtxParams.h"
+#include "astra/Engine/RunPlan.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+#include <cstring>
+
+using namespace llvm;
+
+namespace astra {
+
+Expected<std::vector<uint8_t>> packScalar(const KernelSpec &S,
+                                          const ArgSpec &A, const Env &Vars) {
+  auto V = A.ScalarValue.eval(Vars);
+  if (!V)
+    return createStringError(inconvertibleErrorCode(),
+                             specContext(S) + "args." + A.Name +
+                                 ".value: " + toString(V.takeError()));
+  std::vector<uint8_t> Bytes(dtypeSize(A.ScalarType), 0);
+  if (isFloating(A.ScalarType)) {
+    HostBuffer B(A.ScalarType, 1);
+    B.set(0, V->real());
+    std::memcpy(Bytes.data(), B.data(), Bytes.size());
+    return Bytes;
+  }
+  if (!V->IsInt && V->D != std::floor(V->D))
+    return createStringError(
+        inconvertibleErrorCode(),
+        "%sargs.%s.value: '%s' is %g, but the parameter is an integer (%s)",
+        specContext(S).c_str(), A.Name.c_str(), A.ScalarValue.text().c_str(),
+        V->D, dtypeName(A.ScalarType).str().c_str());
+  int64_t I = V->IsInt ? V->I : int64_t(V->D);
+  // Accept what fits the parameter's bits as either signedness: the PTX
+  // does not say whether a .u32 parameter is an int or an unsigned.
+  unsigned Bits = 8 * dtypeSize(A.ScalarType);
+  if (Bits < 64 && (I < -(int64_t(1) << (Bits - 1)) || I >= (int64_t(1) << Bits)))
+    return createStringError(
+        inconvertibleErrorCode(),
+        "%sargs.%s.value: '%s' = %lld does not fit the parameter's type %s",
+        specContext(S).c_str(), A.Name.c_str(), A.ScalarValue.text().c_str(),
+        (long long)I, dtypeName(A.ScalarType).str().c_str());
+  uint64_t U = uint64_t(I);
+  std::memcpy(Bytes.data(), &U, Bytes.size()); // little-endian truncation
+  return Bytes;
+}
+
+Expected<std::unique_ptr<KernelRunner>>
+KernelRunner::create(GpuContext &C, cu::Function F, const KernelSpec &S,
+                     const LaunchSpec &Launch, const Env &Vars, bool Misalign,
+                     StringRef Label) {
+  std::unique_ptr<KernelRunner> R(new KernelRunner());
+  R->Ctx = &C;
+  R->Fn = F;
+  R->Spec = &S;
+  R->Label = Label.str();
+  std::string Bad;
+  auto L = Launch.resolve(Vars, &Bad);
+  if (!L)
+    return createStringError(inconvertibleErrorCode(),
+                             specContext(S) + Label + " launch." + Bad + ": " +
+                                 toString(L.takeError()));
+  R->Launch = *L;
+  for (const ArgSpec &A : S.Args) {
+    if (!A.IsBuffer) {
+      auto Bytes = packScalar(S, A, Vars);
+      if (!Bytes)
+        return Bytes.takeError();
+      R->Storage.push_back(std::move(*Bytes));
+      continue;
+    }
+    auto N = A.Count.evalInt(Vars);
+    if (!N)
+      return createStringError(inconvertibleErrorCode(),
+                               specContext(S) + "args." + A.Name + ".count: " +
+                                   toString(N.takeError()));
+    Buffer B;
+    B.Arg = &A;
+    B.Count = uint64_t(std::max<int64_t>(*N, 0));
+    B.Bytes = B.Count * dtypeSize(A.Type);
+    B.Offset = GuardBytes + (Misalign && canMisalign(A) ? dtypeSize(A.Type) : 0);
+    auto Alloc = DeviceAlloc::allocate(
+        C, B.Offset + B.Bytes + GuardBytes,
+        (Label + " buffer '" + A.Name + "'").str());
+    if (!Alloc)
+      return Alloc.takeError();
+    B.Alloc = std::move(*Alloc);
+    std::vector<uint8_t> Ptr(8);
+    uint64_t Addr = B.Alloc.ptr() + B.Offset;
+    std::memcpy(Ptr.data(), &Addr, 8);
+    R->Storage.push_back(std::move(Ptr));
+    R->Buffers.push_back(std::move(B));
+  }
+  for (std::vector<uint8_t> &S : R->Storage)
+    R->Params.push_back(S.data());
+  return R;
+}
+
+Error KernelRunner::writeGuards(const Buffer &B) const {
+  std::vector<uint8_t> Pre = canaryRegion(B.Offset);
+  if (Error E = B.Alloc.upload(0, Pre.data(), Pre.size()))
+    return E;
+  std::vector<uint8_t> Post = canaryRegion(GuardBytes);
+  return B.Alloc.upload(B.Offset + B.Bytes, Post.data(), Post.size());
+}
+
+static Error sizeMismatch(StringRef Label, StringRef Name, size_t Have,
+                          size_t Want) {
+  return createStringError(inconvertibleErrorCode(),
+                           "internal error: %s buffer '%s' holds %zu bytes, "
+                           "the values %zu",
+                           Label.str().c_str(), Name.str().c_str(), Want, Have);
+}
+
+Error KernelRunner::upload(const std::map<std::string, HostBuffer> &Values) {
+  for (const Buffer &B : Buffers) {
+    if (Error E = writeGuards(B))
+      return E;
+    if (B.Arg->R != Role::Input && B.Arg->R != Role::InOut)
+      continue;
+    auto It = Values.find(B.Arg->Name);
+    if (It == Values.end())
+      continue;
+    if (It->second.byteSize() != B.Bytes)
+      return sizeMismatch(Label, B.Arg->Name, It->second.byteSize(), B.Bytes);
+    if (Error E = B.Alloc.upload(B.Offset, It->second.data(), B.Bytes))
+      return E;
+  }
+  return Error::success();
+}
+
+Error KernelRunner::uploadInOuts(
+    const std::map<std::string, HostBuffer> &Values) {
+  for (const Buffer &B : Buffers) {
+    if (Error E = writeGuards(B))
+      return E;
+    if (B.Arg->R != Role::InOut)
+      continue;
+    auto It = Values.find(B.Arg->Name);
+    if (It == Values.end())
+      continue;
+    if (It->second.byteSize() != B.Bytes)
+      return sizeMismatch(Label, B.Arg->Name, It->second.byteSize(), B.Bytes);
+    if (Error E = B.Alloc.upload(B.Offset, It->second.data(), B.Bytes))
+      return E;
+  }
+  return Error::success();
+}
+
+Error KernelRunner::poison(unsigned Variant) {
+  for (const Buffer &B : Buffers) {
+    if (B.Arg->R != Role::Output && B.Arg->R != Role::Scratch)
+      continue;
+    HostBuffer P = poisonBuffer(B.Arg->Type, B.Count, Variant);
+    if (Error E = B.Alloc.upload(B.Offset, P.data(), B.Bytes))
+      return E;
+  }
+  return Error::success();
+}
+
+Error KernelRunner::launch() {
+  Dim3 G{unsigned(Launch.Grid[0]), unsigned(Launch.Grid[1]),
+         unsigned(Launch.Grid[2])};
+  Dim3 B{unsigned(Launch.Block[0]), unsigned(Launch.Block[1]),
+         unsigned(Launch.Block[2])};
+  return launchKernel(*Ctx, Fn, G, B, unsigned(Launch.Shmem), Params.data(),
+                      Label + " kernel");
+}
+
+Error KernelRunner::run(double TimeoutSeconds) {
+  if (Error E = launch())
+    return E;
+  return Ctx->wait(TimeoutSeconds, Label + " kernel");
+}
+
+Expected<std::map<std::string, HostBuffer>> KernelRunner::download() const {
+  std::map<std::string, HostBuffer> Out;
+  for (const Buffer &B : Buffers) {
+    HostBuffer H(B.Arg->Type, B.Count);
+    if (Error E = B.Alloc.download(B.Offset, H.data(), B.Bytes))
+      return E;
+    Out[B.Arg->Name] = std::move(H);
+  }
+  return Out;
+}
+
+Expected<std::string> KernelRunner::checkGuards() const {
+  for (const Buffer &B : Buffers) {
+    std::vector<uint8_t> Pre(B.Offset), Post(GuardBytes);
+    if (Error E = B.Alloc.download(0, Pre.data(), Pre.size()))
+      return E;
+    if (Error E = B.Alloc.download(B.Offset + B.Bytes, Post.data(), Post.size()))
+      return E;
+    unsigned Size = dtypeSize(B.Arg->Type);
+    if (auto At = firstChangedCanary(Post))
+      return formatv("{0} wrote past the end of '{1}': the guard byte {2} "
+                     "bytes after its last element changed (as if element "
+                     "{3} of {4} were written)",
+                     Label, B.Arg->Name, *At, B.Count + *At / Size, B.Count)
+          .str();
+    // The pre-guard: report the byte closest to the buffer.
+    for (size_t I = Pre.size(); I-- > 0;)
+      if (Pre[I] != canaryByte(I))
+        return formatv("{0} wrote before the start of '{1}': the guard byte "
+                       "{2} bytes before element 0 changed",
+                       Label, B.Arg->Name, B.Offset - I)
+            .str();
+  }
+  return std::string();
+}
+
+cu::DevicePtr KernelRunner::address(StringRef Name) const {
+  for (const Buffer &B : Buffers)
+    if (B.Arg->Name == Name)
+      return B.Alloc.ptr() + B.Offset;
+  return 0;
+}
+
+uint64_t KernelRunner::count(StringRef Name) const {
+  for (const Buffer &B : Buffers)
+    if (B.Arg->Name == Name)
+      return B.Count;
+  return 0;
+}
+
+std::vector<KernelRunner::BufferView> KernelRunner::buffers() const {
+  std::vector<BufferView> V;
+  for (const Buffer &B : Buffers)
+    V.push_back({B.Arg->Name, B.Arg->R, B.Arg->Type, B.Alloc.ptr() + B.Offset,
+                 B.Count, B.Bytes});
+  return V;
+}
+
+} // namespace astra
