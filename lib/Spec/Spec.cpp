@@ -304,14 +304,17 @@ StringRef ValidityCheck::param(StringRef Param) const {
 const std::vector<ValidityCheckInfo> &knownValidityChecks() {
   using K = ValidityCheckInfo::ParamKind;
   static const std::vector<ValidityCheckInfo> Checks = {
+      // Implemented by lib/Engine/Validity.cpp, which documents it fully.
       {"neighbor_sample",
-       "uniform neighbor sampling without replacement over a CSR graph: for "
-       "each seed node, the sampled neighbors must be distinct neighbors of "
-       "that node, min(fanout, degree) of them",
-       {{"rowptr", K::Buffer, "CSR row pointer of the graph"},
-        {"col", K::Buffer, "CSR column indices of the graph"},
-        {"nodes", K::Buffer, "seed nodes to sample around"},
-        {"out", K::Buffer, "sampled neighbors, fanout slots per seed"},
+       "uniform neighbor sampling without replacement over a CSR graph: row "
+       "i of out (fanout slots) holds k = min(fanout, degree of nodes[i]) "
+       "distinct neighbors of nodes[i] in any order, then -1; the positions "
+       "sampled must look uniform",
+       {{"rowptr", K::IntegerBuffer, "CSR row pointer of the graph (integers)"},
+        {"col", K::IntegerBuffer, "CSR column indices of the graph (integers)"},
+        {"nodes", K::IntegerBuffer, "seed nodes to sample around (integers)"},
+        {"out", K::IntegerBuffer,
+         "sampled neighbors, fanout slots per seed, row-major (integers)"},
         {"fanout", K::Expression, "neighbors to sample per seed"}}},
   };
   return Checks;

@@ -108,20 +108,16 @@ private:
             std::map<std::string, size_t> &At)
         : Text(Text), S(S), At(At) {}
 
-    /// Start of the token that ends just before the stream position.
+    /// Start of the scalar token the reader just passed to the handler.
+    /// RapidJSON parses strings and numbers on a local copy of the stream,
+    /// so for those Tell() is still at the token's first character; for
+    /// true, false and null it is just past the token.
     size_t tokenStart() const {
-      size_t End = S.Tell();
-      if (End == 0)
-        return 0;
-      size_t I = End - 1;
-      if (Text[I] == '"') {
-        while (I > 0) {
-          --I;
-          if (Text[I] == '"' && (I == 0 || Text[I - 1] != '\\'))
-            return I;
-        }
-        return I;
-      }
+      size_t P = S.Tell();
+      if (P < Text.size() && (Text[P] == '"' || Text[P] == '-' ||
+                              isDigit(Text[P])))
+        return P;
+      size_t I = P;
       while (I > 0 && !StringRef(" \t\r\n,:[{").contains(Text[I - 1]))
         --I;
       return I;
@@ -148,7 +144,7 @@ private:
       return true;
     }
     bool Key(const char *Str, rapidjson::SizeType Len, bool) {
-      size_t Start = tokenStart();
+      size_t Start = S.Tell();
       Path.push_back(std::string(Str, Len));
       At.emplace(pathKey(Path), Start);
       return true;
@@ -179,6 +175,13 @@ private:
 };
 
 using JValue = rapidjson::Value;
+
+/// A JSON number as written in messages: integers without a fraction.
+std::string numberText(const JValue &V) {
+  if (V.IsInt64())
+    return std::to_string(V.GetInt64());
+  return Value::ofReal(V.GetDouble()).str();
+}
 
 std::string jsonKind(const JValue &V) {
   if (V.IsObject())
@@ -311,8 +314,7 @@ private:
   std::optional<double> readNonNegative(const JValue &V, const FieldPath &P) {
     if (!V.IsNumber() || !std::isfinite(V.GetDouble()) || V.GetDouble() < 0) {
       error(P, "expected a number >= 0, got " +
-                   (V.IsNumber() ? Value::ofReal(V.GetDouble()).str()
-                                 : jsonKind(V)));
+                   (V.IsNumber() ? numberText(V) : jsonKind(V)));
       return std::nullopt;
     }
     return V.GetDouble();
@@ -436,8 +438,7 @@ std::optional<SpecFile> SpecReader::readFile(const JValue &Root) {
   if (const JValue *V = member(Root, "version")) {
     if (!V->IsInt64() || V->GetInt64() != 1)
       error({"version"}, "unsupported version " +
-                             (V->IsNumber() ? Value::ofReal(V->GetDouble()).str()
-                                            : jsonKind(*V)) +
+                             (V->IsNumber() ? numberText(*V) : jsonKind(*V)) +
                              "; this clang-astra reads version 1");
   }
   SpecFile F;
@@ -479,7 +480,7 @@ std::optional<KernelSpec> SpecReader::readKernel(const JValue &V,
   Base = BasePath;
   ShapeVars.clear();
   size_t ErrorsBefore = Errors.size();
-  auto Done = make_scope_exit([&] {
+  scope_exit Done([&] {
     Kernel.clear();
     Base.clear();
     Shapes = nullptr;
@@ -627,8 +628,7 @@ bool SpecReader::readShapes(const JValue *V, KernelSpec &K) {
         S.Vars[Var] = Value::ofInt(int64_t(X.GetDouble()));
       } else {
         error(VP, "a shape variable must be an integer, got " +
-                      (X.IsNumber() ? Value::ofReal(X.GetDouble()).str()
-                                    : jsonKind(X)));
+                      (X.IsNumber() ? numberText(X) : jsonKind(X)));
       }
     }
     K.Shapes.push_back(std::move(S));
@@ -776,9 +776,7 @@ std::optional<ArgSpec> SpecReader::readArg(const JValue &V, StringRef Name,
         !isPowerOf2_64(Al->GetUint64()) || Al->GetUint64() > 4096)
       error(P + "align", "expected a power of two between 1 and 4096 "
                          "(bytes), got " +
-                             (Al->IsNumber()
-                                  ? Value::ofReal(Al->GetDouble()).str()
-                                  : jsonKind(*Al)));
+                             (Al->IsNumber() ? numberText(*Al) : jsonKind(*Al)));
     else
       A.Align = unsigned(Al->GetUint64());
   }
@@ -1124,9 +1122,14 @@ void SpecReader::readCheck(const JValue &V, KernelSpec &K) {
     }
     std::string S = X->GetString();
     const ArgSpec *A = K.arg(S);
-    if (Prm.Kind == ValidityCheckInfo::ParamKind::Buffer) {
+    if (Prm.Kind != ValidityCheckInfo::ParamKind::Expression) {
       if (!A || !A->IsBuffer) {
         error(PP, "'" + S + "' is not a buffer argument of this kernel");
+        OK = false;
+      } else if (Prm.Kind == ValidityCheckInfo::ParamKind::IntegerBuffer &&
+                 isFloating(A->Type)) {
+        error(PP, "'" + S + "' is " + dtypeName(A->Type).str() + "; " +
+                      C.Name + " needs an integer buffer here");
         OK = false;
       }
     } else if (!A) {

@@ -152,8 +152,9 @@ struct ValidityCheck {
 /// A validity check the engine provides, with the parameters it takes.
 struct ValidityCheckInfo {
   enum class ParamKind {
-    Buffer,     ///< Names a buffer argument.
-    Expression  ///< An expression over the shape variables, or a scalar argument.
+    Buffer,        ///< Names a buffer argument.
+    IntegerBuffer, ///< Names a buffer argument of an integer dtype.
+    Expression     ///< An expression over the shape variables, or a scalar argument.
   };
   struct Param {
     llvm::StringRef Name;
