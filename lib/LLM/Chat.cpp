@@ -260,7 +260,7 @@ Expected<std::string> buildChatRequestBody(const ChatParams &Params,
     W.Double(*Params.Temperature);
   }
   if (Params.MaxTokens) {
-    writeKey(W, Params.MaxTokensField);
+    writeKey(W, Params.TokensFieldName);
     W.Uint(*Params.MaxTokens);
   }
   if (Extra.IsObject())

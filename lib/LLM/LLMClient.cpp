@@ -410,7 +410,7 @@ Expected<ChatReply> LLMClient::chat(const ChatRequest &Req) {
   P.Model = Config.Model;
   P.Temperature = Config.Temperature;
   P.MaxTokens = Config.MaxTokens;
-  P.MaxTokensField = S->TokensFieldName;
+  P.TokensFieldName = S->TokensFieldName;
   P.ExtraBodyJson = Config.ExtraBodyJson;
   Expected<std::string> Body = buildChatRequestBody(P, Req);
   if (!Body)
@@ -445,7 +445,6 @@ Expected<ChatReply> LLMClient::chat(const ChatRequest &Req) {
   H.Headers = {"Content-Type: application/json", "Accept: application/json"};
   if (hasApiKey())
     H.Headers.push_back("Authorization: Bearer " + ApiKey);
-  H.TimeoutSeconds = Config.TimeoutSeconds;
   H.ConnectTimeoutSeconds = Config.ConnectTimeoutSeconds;
 
   std::string KeyHint =
@@ -465,7 +464,7 @@ Expected<ChatReply> LLMClient::chat(const ChatRequest &Req) {
             case HttpFailure::Timeout:
               Msg = "the request to " + Endpoint + " timed out after " +
                     fmtSeconds(secondsSince(A0)) + " (request timeout " +
-                    fmtSeconds(Config.TimeoutSeconds) + ", connect timeout " +
+                    fmtSeconds(H.TimeoutSeconds) + ", connect timeout " +
                     fmtSeconds(Config.ConnectTimeoutSeconds) +
                     "; raise --llm-timeout for slow models): " + E.detail();
               Retry = true;
@@ -531,6 +530,13 @@ Expected<ChatReply> LLMClient::chat(const ChatRequest &Req) {
     } else if (St >= 500 || St == 408) {
       O.Error = "the LLM server failed" + Where + ": " + Msg;
       O.Retryable = true;
+    } else if (St >= 300 && St < 400) {
+      auto Loc = Resp->Headers.find("location");
+      O.Error = "the LLM server redirects" + Where +
+                (Loc == Resp->Headers.end()
+                     ? std::string()
+                     : " to " + Loc->second) +
+                "; set --llm-base-url to where it points";
     } else {
       O.Error = "unexpected reply" + Where + ": " + Msg;
     }
@@ -539,6 +545,11 @@ Expected<ChatReply> LLMClient::chat(const ChatRequest &Req) {
 
   for (unsigned N = 1;; ++N) {
     Clock::time_point A0 = Clock::now();
+    // No attempt may run past the limit per call (a tenth of a second at
+    // least: curl reads a zero timeout as none).
+    H.TimeoutSeconds = std::max(
+        0.1, std::min(Config.TimeoutSeconds,
+                      Config.MaxTotalSeconds - secondsSince(T0)));
     {
       std::lock_guard<std::mutex> L(S->M);
       ++S->Stats.Requests;

@@ -480,7 +480,8 @@ TEST_F(LLMClientTest, ExhaustedQuotaIsNotRetried) {
 }
 
 TEST_F(LLMClientTest, TimeoutSaysSo) {
-  START_SERVER(S, R"({"replies": [{"delay": 4, "content": "too late"}]})");
+  START_SERVER(S, R"({"replies": [{"delay": 4, "content": "too late"},
+                                   {"delay": 4, "content": "too late"}]})");
   LLMConfig C = config(S);
   C.TimeoutSeconds = 0.5;
   C.MaxRetries = 0;
@@ -495,6 +496,17 @@ TEST_F(LLMClientTest, TimeoutSaysSo) {
   EXPECT_NE(Msg.find("request timeout 0.50 s"), std::string::npos) << Msg;
   EXPECT_GE(Took, 0.45);
   EXPECT_LT(Took, 3.5);
+
+  // The limit per call also bounds a single attempt.
+  C.TimeoutSeconds = 30;
+  C.MaxTotalSeconds = 0.8;
+  auto Bounded = client(C);
+  ASSERT_TRUE(Bounded);
+  T0 = std::chrono::steady_clock::now();
+  Msg = errorText(Bounded->chat(ask("b")).takeError());
+  EXPECT_NE(Msg.find("timed out"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("request timeout 0.80 s"), std::string::npos) << Msg;
+  EXPECT_LT(secondsSince(T0), 3.5);
 }
 
 TEST_F(LLMClientTest, RejectedKeyIsNotRetriedAndNotShown) {
@@ -539,7 +551,8 @@ TEST_F(LLMClientTest, BadRequestShowsTheServersMessage) {
   START_SERVER(S, R"({"replies": [
     {"status": 400, "body": {"object": "error",
       "message": "This model's maximum context length is 4096 tokens"}},
-    {"status": 403, "body": {"error": {"message": "Project does not have access"}}}]})");
+    {"status": 403, "body": {"error": {"message": "Project does not have access"}}},
+    {"status": 308, "headers": {"Location": "https://llm.example.com/v1/chat/completions"}}]})");
   auto Client = client(config(S));
   ASSERT_TRUE(Client);
   std::string Msg = errorText(Client->chat(ask("a")).takeError());
@@ -548,7 +561,12 @@ TEST_F(LLMClientTest, BadRequestShowsTheServersMessage) {
   Msg = errorText(Client->chat(ask("b")).takeError());
   EXPECT_NE(Msg.find("access denied (HTTP 403"), std::string::npos) << Msg;
   EXPECT_NE(Msg.find("Project does not have access"), std::string::npos) << Msg;
-  EXPECT_EQ(S.requests(), 2u);
+  Msg = errorText(Client->chat(ask("c")).takeError());
+  EXPECT_NE(Msg.find("redirects (HTTP 308"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("to https://llm.example.com/v1/chat/completions"),
+            std::string::npos)
+      << Msg;
+  EXPECT_EQ(S.requests(), 3u);
 }
 
 TEST_F(LLMClientTest, ConnectionRefusedIsRetriedThenReported) {

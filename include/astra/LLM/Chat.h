@@ -106,7 +106,7 @@ struct ChatParams {
   std::optional<unsigned> MaxTokens;
   /// "max_tokens" (most servers) or "max_completion_tokens" (OpenAI's newer
   /// models reject max_tokens).
-  std::string MaxTokensField = "max_tokens";
+  std::string TokensFieldName = "max_tokens";
   /// A JSON object whose members are added to the body as they are, for
   /// server-specific settings ({"reasoning_effort": "high"}, {"top_k": 20}).
   std::string ExtraBodyJson;
