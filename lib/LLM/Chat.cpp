@@ -55,27 +55,6 @@ ChatMessage ChatMessage::toolResult(StringRef CallId, StringRef Text) {
   return M;
 }
 
-Error ToolCall::parseArguments(rapidjson::Document &Doc) const {
-  StringRef Text = StringRef(Arguments).trim();
-  if (Text.empty())
-    Text = "{}"; // Some servers send "" for a call without arguments.
-  std::string Copy = Text.str();
-  Doc.Parse(Copy.c_str());
-  if (Doc.HasParseError())
-    return createStringError(
-        inconvertibleErrorCode(),
-        "the arguments of tool call '%s' are not valid JSON (%s at offset "
-        "%zu): %s",
-        Name.c_str(), rapidjson::GetParseError_En(Doc.GetParseError()),
-        Doc.GetErrorOffset(), excerpt(Text).c_str());
-  if (!Doc.IsObject())
-    return createStringError(inconvertibleErrorCode(),
-                             "the arguments of tool call '%s' are not a JSON "
-                             "object: %s",
-                             Name.c_str(), excerpt(Text).c_str());
-  return Error::success();
-}
-
 std::string excerpt(StringRef Text, size_t Max) {
   std::string Out;
   for (char C : Text.trim()) {
@@ -100,20 +79,19 @@ void writeKey(Writer &W, StringRef S) {
   W.Key(S.data(), static_cast<rapidjson::SizeType>(S.size()));
 }
 
-/// Parses \p Text as a JSON object for embedding; \p What names it in the
-/// error.
-Error parseObject(StringRef Text, rapidjson::Document &Doc, StringRef What) {
+/// Parses \p Text as a JSON object; \p What names it in the error.
+Error parseObject(StringRef Text, rapidjson::Document &Doc, const Twine &What) {
   std::string Copy = Text.str();
   Doc.Parse(Copy.c_str());
   if (Doc.HasParseError())
     return createStringError(inconvertibleErrorCode(),
-                             "%s is not valid JSON (%s at offset %zu): %s",
+                             "%s: not valid JSON (%s at offset %zu): %s",
                              What.str().c_str(),
                              rapidjson::GetParseError_En(Doc.GetParseError()),
                              Doc.GetErrorOffset(), excerpt(Text).c_str());
   if (!Doc.IsObject())
     return createStringError(inconvertibleErrorCode(),
-                             "%s must be a JSON object: %s", What.str().c_str(),
+                             "%s: not a JSON object: %s", What.str().c_str(),
                              excerpt(Text).c_str());
   return Error::success();
 }
@@ -124,6 +102,17 @@ bool isValidToolName(StringRef Name) {
     return isAlnum(C) || C == '_' || C == '-';
   });
 }
+
+} // namespace
+
+Error ToolCall::parseArguments(rapidjson::Document &Doc) const {
+  StringRef Text = StringRef(Arguments).trim();
+  // Some servers send "" for a call without arguments.
+  return parseObject(Text.empty() ? "{}" : Text, Doc,
+                     "the arguments of tool call '" + Name + "'");
+}
+
+namespace {
 
 void writeMessage(Writer &W, const ChatMessage &M) {
   W.StartObject();

@@ -318,11 +318,7 @@ static Error writeTranscript(const LLMConfig &Config, StringRef Endpoint,
   W.arrayBegin();
   for (const AttemptRecord &A : T.Attempts) {
     W.objectBegin();
-    W.key("status");
-    if (A.Status)
-      W.value(*A.Status);
-    else
-      W.null();
+    W.field("status", A.Status);
     W.field("error", A.Error);
     W.field("seconds", A.Seconds);
     W.field("wait_seconds", A.WaitSeconds);

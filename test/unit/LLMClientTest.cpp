@@ -808,7 +808,7 @@ TEST_F(LLMClientTest, BadConfigurationIsRejectedUpFront) {
   EXPECT_NE(Err(Hot).find("temperature"), std::string::npos);
   LLMConfig Extra = C;
   Extra.ExtraBodyJson = "[1]";
-  EXPECT_NE(Err(Extra).find("must be a JSON object"), std::string::npos);
+  EXPECT_NE(Err(Extra).find("not a JSON object"), std::string::npos);
   LLMConfig Timeout = C;
   Timeout.TimeoutSeconds = 0;
   EXPECT_NE(Err(Timeout).find("timeouts must be positive"), std::string::npos);
@@ -899,7 +899,7 @@ TEST(LLMChat, ReplyParsingCoversServerVariants) {
   ToolCall Bad{"c", "apply_passes", "{\"passes\": [\"a\""};
   rapidjson::Document D;
   Msg = errorText(Bad.parseArguments(D));
-  EXPECT_NE(Msg.find("arguments of tool call 'apply_passes' are not valid JSON"),
+  EXPECT_NE(Msg.find("the arguments of tool call 'apply_passes': not valid JSON"),
             std::string::npos)
       << Msg;
 }
