@@ -39,7 +39,8 @@ ChatMessage ChatMessage::user(StringRef Text) {
   return M;
 }
 
-ChatMessage ChatMessage::assistant(StringRef Text, std::vector<ToolCall> Calls) {
+ChatMessage ChatMessage::assistant(StringRef Text,
+                                   std::vector<ToolCall> Calls) {
   ChatMessage M;
   M.Role = ChatRole::Assistant;
   M.Content = Text.str();
@@ -84,11 +85,10 @@ Error parseObject(StringRef Text, rapidjson::Document &Doc, const Twine &What) {
   std::string Copy = Text.str();
   Doc.Parse(Copy.c_str());
   if (Doc.HasParseError())
-    return createStringError(inconvertibleErrorCode(),
-                             "%s: not valid JSON (%s at offset %zu): %s",
-                             What.str().c_str(),
-                             rapidjson::GetParseError_En(Doc.GetParseError()),
-                             Doc.GetErrorOffset(), excerpt(Text).c_str());
+    return createStringError(
+        inconvertibleErrorCode(), "%s: not valid JSON (%s at offset %zu): %s",
+        What.str().c_str(), rapidjson::GetParseError_En(Doc.GetParseError()),
+        Doc.GetErrorOffset(), excerpt(Text).c_str());
   if (!Doc.IsObject())
     return createStringError(inconvertibleErrorCode(),
                              "%s: not a JSON object: %s", What.str().c_str(),
@@ -120,7 +120,8 @@ void writeMessage(Writer &W, const ChatMessage &M) {
   writeString(W, chatRoleName(M.Role));
   writeKey(W, "content");
   // An assistant turn that only called tools has null content.
-  if (M.Role == ChatRole::Assistant && M.Content.empty() && !M.ToolCalls.empty())
+  if (M.Role == ChatRole::Assistant && M.Content.empty() &&
+      !M.ToolCalls.empty())
     W.Null();
   else
     writeString(W, M.Content);
@@ -190,9 +191,8 @@ Expected<std::string> buildChatRequestBody(const ChatParams &Params,
   StringRef Choice = Req.ToolChoice;
   bool NamedChoice = !Choice.empty() && Choice != "auto" && Choice != "none" &&
                      Choice != "required";
-  if (NamedChoice && none_of(Req.Tools, [&](const ToolSpec &T) {
-        return T.Name == Choice;
-      }))
+  if (NamedChoice &&
+      none_of(Req.Tools, [&](const ToolSpec &T) { return T.Name == Choice; }))
     return createStringError(inconvertibleErrorCode(),
                              "tool_choice names '%s', which is not one of the "
                              "offered tools",
@@ -315,11 +315,11 @@ Expected<ChatReply> parseChatReply(StringRef Body) {
     return malformed("not a JSON object", Body);
   if (Doc.HasMember("error") && !Doc["error"].IsNull()) {
     const rapidjson::Value &Err = Doc["error"];
-    std::string Msg = Err.IsString() ? Err.GetString() : stringMember(Err, "message");
-    return createStringError(inconvertibleErrorCode(),
-                             "the LLM server returned an error: %s",
-                             excerpt(Msg.empty() ? Body : StringRef(Msg), 500)
-                                 .c_str());
+    std::string Msg =
+        Err.IsString() ? Err.GetString() : stringMember(Err, "message");
+    return createStringError(
+        inconvertibleErrorCode(), "the LLM server returned an error: %s",
+        excerpt(Msg.empty() ? Body : StringRef(Msg), 500).c_str());
   }
   if (!Doc.HasMember("choices") || !Doc["choices"].IsArray())
     return malformed("no \"choices\" array", Body);

@@ -17,8 +17,8 @@ namespace {
 /// opening tag in the prompt) hides everything before it.
 std::string withoutThinking(StringRef Text) {
   if (size_t Close = Text.find("</think>");
-      Close != StringRef::npos && Text.take_front(Close).find("<think>") ==
-                                      StringRef::npos)
+      Close != StringRef::npos &&
+      Text.take_front(Close).find("<think>") == StringRef::npos)
     Text = Text.drop_front(Close + strlen("</think>"));
   std::string Out;
   while (true) {
@@ -82,7 +82,8 @@ bool isCodeLanguage(StringRef Language) {
 std::vector<CodeBlock> findCodeBlocks(StringRef Text) {
   std::string Visible = withoutThinking(Text);
   std::vector<CodeBlock> Blocks;
-  std::optional<Fence> Open;
+  Fence Open; // The fence of the block we are in, when InBlock.
+  bool InBlock = false;
   CodeBlock Cur;
   StringRef Rest = Visible;
   while (!Rest.empty()) {
@@ -90,23 +91,24 @@ std::vector<CodeBlock> findCodeBlocks(StringRef Text) {
     StringRef Line = NL == StringRef::npos ? Rest : Rest.take_front(NL + 1);
     Rest = Rest.drop_front(Line.size());
     Fence F;
-    if (!Open) {
+    if (!InBlock) {
       if (parseFence(Line, F)) {
         Open = F;
+        InBlock = true;
         Cur = CodeBlock();
         Cur.Language = languageOf(F.Info);
       }
       continue;
     }
-    if (parseFence(Line, F) && F.Char == Open->Char &&
-        F.Length >= Open->Length && F.Info.empty()) {
+    if (parseFence(Line, F) && F.Char == Open.Char && F.Length >= Open.Length &&
+        F.Info.empty()) {
       Blocks.push_back(std::move(Cur));
-      Open.reset();
+      InBlock = false;
       continue;
     }
     // Content lines lose as many leading spaces as the opening fence had.
     size_t Strip = 0;
-    while (Strip < Open->Indent && Strip < Line.size() && Line[Strip] == ' ')
+    while (Strip < Open.Indent && Strip < Line.size() && Line[Strip] == ' ')
       ++Strip;
     StringRef Content = Line.drop_front(Strip);
     if (Content.ends_with("\r\n"))
@@ -116,7 +118,7 @@ std::vector<CodeBlock> findCodeBlocks(StringRef Text) {
     Cur.Code += Content;
     Cur.Code += '\n';
   }
-  if (Open) {
+  if (InBlock) {
     Cur.Closed = false;
     Blocks.push_back(std::move(Cur));
   }
@@ -161,8 +163,8 @@ Expected<std::string> extractCode(StringRef Reply,
                    "(raise --llm-max-tokens)");
   if (HadCode)
     return NoBlock(" containing '" + Opts.MustContain + "'");
-  return NoBlock(" in C++/CUDA (found only ```" + join(OtherLanguages, ", ```") +
-                 " blocks)");
+  return NoBlock(" in C++/CUDA (found only ```" +
+                 join(OtherLanguages, ", ```") + " blocks)");
 }
 
 } // namespace astra

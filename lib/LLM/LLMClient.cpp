@@ -351,8 +351,9 @@ static Error writeTranscript(const LLMConfig &Config, StringRef Endpoint,
 
   std::lock_guard<std::mutex> L(TranscriptMutex);
   if (std::error_code EC = sys::fs::create_directories(Config.TranscriptDir))
-    return createStringError(EC, "%s: cannot create the transcript directory: %s",
-                             Config.TranscriptDir.c_str(), EC.message().c_str());
+    return createStringError(
+        EC, "%s: cannot create the transcript directory: %s",
+        Config.TranscriptDir.c_str(), EC.message().c_str());
   std::string Suffix = T.Label.empty() ? "" : "-" + sanitizeLabel(T.Label);
   for (;; ++NextNumber) {
     SmallString<256> Path(Config.TranscriptDir);
@@ -364,6 +365,106 @@ static Error writeTranscript(const LLMConfig &Config, StringRef Endpoint,
     ++NextNumber;
     return writeFileAtomically(Path, Redact(W.str()));
   }
+}
+
+/// Sends \p H once and says what came of it: a reply, or an error with
+/// whether it is worth retrying. Messages name the endpoint and the setting
+/// to check.
+static Outcome sendOnce(const HttpRequest &H, const LLMConfig &Config,
+                        const std::string &Endpoint, bool HasKey) {
+  std::string KeyHint =
+      HasKey ? "check ASTRA_LLM_API_KEY / OPENAI_API_KEY"
+             : "no key was sent: set ASTRA_LLM_API_KEY or OPENAI_API_KEY";
+  Outcome O;
+  Clock::time_point A0 = Clock::now();
+  Expected<HttpResponse> Resp = httpSend(H);
+  if (!Resp) {
+    std::string Msg;
+    bool Retry = false;
+    handleAllErrors(
+        Resp.takeError(),
+        [&](const HttpError &E) {
+          switch (E.kind()) {
+          case HttpFailure::Timeout:
+            Msg = "the request to " + Endpoint + " timed out after " +
+                  fmtSeconds(secondsSince(A0)) + " (request timeout " +
+                  fmtSeconds(H.TimeoutSeconds) + ", connect timeout " +
+                  fmtSeconds(Config.ConnectTimeoutSeconds) +
+                  "; raise --llm-timeout for slow models): " + E.detail();
+            Retry = true;
+            break;
+          case HttpFailure::Connect:
+            Msg = "cannot reach the LLM server at " + Endpoint + ": " +
+                  E.detail() + " (is the server running?)";
+            Retry = true;
+            break;
+          case HttpFailure::Resolve:
+            Msg = "cannot resolve the host of " + Endpoint + ": " + E.detail() +
+                  "; check --llm-base-url";
+            break;
+          case HttpFailure::BadUrl:
+            Msg = "the LLM URL " + Endpoint + " is not usable: " + E.detail() +
+                  "; check --llm-base-url";
+            break;
+          case HttpFailure::Tls:
+            Msg = "TLS failure talking to " + Endpoint + ": " + E.detail();
+            break;
+          case HttpFailure::Other:
+            Msg = "request to " + Endpoint + " failed: " + E.detail();
+            break;
+          }
+        },
+        [&](const ErrorInfoBase &E) { Msg = E.message(); });
+    O.Error = Msg;
+    O.Retryable = Retry;
+    return O;
+  }
+  O.Status = Resp->Status;
+  O.Body = std::move(Resp->Body);
+  long St = Resp->Status;
+  std::string Where =
+      " (HTTP " + std::to_string(St) + " from " + Endpoint + ")";
+  if (St >= 200 && St < 300) {
+    Expected<ChatReply> R = parseChatReply(O.Body);
+    if (!R)
+      O.Error = toString(R.takeError()) + Where;
+    else
+      O.Reply = std::move(*R);
+    return O;
+  }
+  std::string Msg = serverMessage(O.Body);
+  O.RetryAfter = parseRetryAfter(Resp->Headers, std::time(nullptr));
+  if (St == 401) {
+    O.Error = "the API key was rejected" + Where + ": " + Msg + "; " + KeyHint;
+  } else if (St == 403) {
+    O.Error = "access denied" + Where + ": " + Msg +
+              "; the API key may lack access to model '" + Config.Model +
+              "' or to this endpoint";
+  } else if (St == 404) {
+    O.Error = "model or endpoint not found: check --llm-base-url and "
+              "--llm-model (model '" +
+              Config.Model + "')" + Where + ": " + Msg;
+  } else if (St == 400 || St == 422) {
+    O.Error = "the LLM server rejected the request" + Where + ": " + Msg;
+  } else if (St == 429 && isQuotaExhausted(O.Body)) {
+    O.Error = "the API quota is exhausted" + Where + ": " + Msg +
+              "; check the account's plan and billing";
+  } else if (St == 429) {
+    O.Error = "rate limited" + Where + ": " + Msg;
+    O.Retryable = true;
+  } else if (St >= 500 || St == 408) {
+    O.Error = "the LLM server failed" + Where + ": " + Msg;
+    O.Retryable = true;
+  } else if (St >= 300 && St < 400) {
+    auto Loc = Resp->Headers.find("location");
+    O.Error =
+        "the LLM server redirects" + Where +
+        (Loc == Resp->Headers.end() ? std::string() : " to " + Loc->second) +
+        "; set --llm-base-url to where it points";
+  } else {
+    O.Error = "unexpected reply" + Where + ": " + Msg;
+  }
+  return O;
 }
 
 Expected<ChatReply> LLMClient::chat(const ChatRequest &Req) {
@@ -385,9 +486,9 @@ Expected<ChatReply> LLMClient::chat(const ChatRequest &Req) {
       ++S->Stats.Failures;
     if (Config.TranscriptDir.empty())
       return;
-    if (Error E = writeTranscript(Config, Endpoint, hasApiKey(), T,
-                                  S->NextTranscript,
-                                  [&](StringRef X) { return redact(X); })) {
+    if (Error E =
+            writeTranscript(Config, Endpoint, hasApiKey(), T, S->NextTranscript,
+                            [&](StringRef X) { return redact(X); })) {
       if (!S->WarnedTranscript)
         errs() << "clang-astra: warning: cannot save the LLM transcript: "
                << redact(toString(std::move(E))) << "\n";
@@ -443,116 +544,20 @@ Expected<ChatReply> LLMClient::chat(const ChatRequest &Req) {
     H.Headers.push_back("Authorization: Bearer " + ApiKey);
   H.ConnectTimeoutSeconds = Config.ConnectTimeoutSeconds;
 
-  std::string KeyHint =
-      hasApiKey() ? "check ASTRA_LLM_API_KEY / OPENAI_API_KEY"
-                  : "no key was sent: set ASTRA_LLM_API_KEY or OPENAI_API_KEY";
-  auto Attempt = [&]() -> Outcome {
-    Outcome O;
-    Clock::time_point A0 = Clock::now();
-    Expected<HttpResponse> Resp = httpSend(H);
-    if (!Resp) {
-      std::string Msg;
-      bool Retry = false;
-      handleAllErrors(
-          Resp.takeError(),
-          [&](const HttpError &E) {
-            switch (E.kind()) {
-            case HttpFailure::Timeout:
-              Msg = "the request to " + Endpoint + " timed out after " +
-                    fmtSeconds(secondsSince(A0)) + " (request timeout " +
-                    fmtSeconds(H.TimeoutSeconds) + ", connect timeout " +
-                    fmtSeconds(Config.ConnectTimeoutSeconds) +
-                    "; raise --llm-timeout for slow models): " + E.detail();
-              Retry = true;
-              break;
-            case HttpFailure::Connect:
-              Msg = "cannot reach the LLM server at " + Endpoint + ": " +
-                    E.detail() + " (is the server running?)";
-              Retry = true;
-              break;
-            case HttpFailure::Resolve:
-              Msg = "cannot resolve the host of " + Endpoint + ": " +
-                    E.detail() + "; check --llm-base-url";
-              break;
-            case HttpFailure::BadUrl:
-              Msg = "the LLM URL " + Endpoint + " is not usable: " +
-                    E.detail() + "; check --llm-base-url";
-              break;
-            case HttpFailure::Tls:
-              Msg = "TLS failure talking to " + Endpoint + ": " + E.detail();
-              break;
-            case HttpFailure::Other:
-              Msg = "request to " + Endpoint + " failed: " + E.detail();
-              break;
-            }
-          },
-          [&](const ErrorInfoBase &E) { Msg = E.message(); });
-      O.Error = Msg;
-      O.Retryable = Retry;
-      return O;
-    }
-    O.Status = Resp->Status;
-    O.Body = std::move(Resp->Body);
-    long St = Resp->Status;
-    std::string Where = " (HTTP " + std::to_string(St) + " from " + Endpoint + ")";
-    if (St >= 200 && St < 300) {
-      Expected<ChatReply> R = parseChatReply(O.Body);
-      if (!R)
-        O.Error = toString(R.takeError()) + Where;
-      else
-        O.Reply = std::move(*R);
-      return O;
-    }
-    std::string Msg = serverMessage(O.Body);
-    O.RetryAfter = parseRetryAfter(Resp->Headers, std::time(nullptr));
-    if (St == 401) {
-      O.Error = "the API key was rejected" + Where + ": " + Msg + "; " + KeyHint;
-    } else if (St == 403) {
-      O.Error = "access denied" + Where + ": " + Msg +
-                "; the API key may lack access to model '" + Config.Model +
-                "' or to this endpoint";
-    } else if (St == 404) {
-      O.Error = "model or endpoint not found: check --llm-base-url and "
-                "--llm-model (model '" +
-                Config.Model + "')" + Where + ": " + Msg;
-    } else if (St == 400 || St == 422) {
-      O.Error = "the LLM server rejected the request" + Where + ": " + Msg;
-    } else if (St == 429 && isQuotaExhausted(O.Body)) {
-      O.Error = "the API quota is exhausted" + Where + ": " + Msg +
-                "; check the account's plan and billing";
-    } else if (St == 429) {
-      O.Error = "rate limited" + Where + ": " + Msg;
-      O.Retryable = true;
-    } else if (St >= 500 || St == 408) {
-      O.Error = "the LLM server failed" + Where + ": " + Msg;
-      O.Retryable = true;
-    } else if (St >= 300 && St < 400) {
-      auto Loc = Resp->Headers.find("location");
-      O.Error = "the LLM server redirects" + Where +
-                (Loc == Resp->Headers.end()
-                     ? std::string()
-                     : " to " + Loc->second) +
-                "; set --llm-base-url to where it points";
-    } else {
-      O.Error = "unexpected reply" + Where + ": " + Msg;
-    }
-    return O;
-  };
-
   for (unsigned N = 1;; ++N) {
     Clock::time_point A0 = Clock::now();
     // No attempt may run past the limit per call (a tenth of a second at
     // least: curl reads a zero timeout as none).
-    H.TimeoutSeconds = std::max(
-        0.1, std::min(Config.TimeoutSeconds,
-                      Config.MaxTotalSeconds - secondsSince(T0)));
+    H.TimeoutSeconds =
+        std::max(0.1, std::min(Config.TimeoutSeconds,
+                               Config.MaxTotalSeconds - secondsSince(T0)));
     {
       std::lock_guard<std::mutex> L(S->M);
       ++S->Stats.Requests;
       if (N > 1)
         ++S->Stats.Retries;
     }
-    Outcome O = Attempt();
+    Outcome O = sendOnce(H, Config, Endpoint, hasApiKey());
     AttemptRecord Rec{O.Status, O.Reply ? "" : O.Error, secondsSince(A0), 0};
 
     if (O.Reply) {

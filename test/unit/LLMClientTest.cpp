@@ -6,10 +6,10 @@
 // the client loads at run time.
 //
 //===----------------------------------------------------------------------===//
+#include "astra/LLM/LLMClient.h"
 #include "astra/LLM/Chat.h"
 #include "astra/LLM/CodeExtract.h"
 #include "astra/LLM/Http.h"
-#include "astra/LLM/LLMClient.h"
 #include "astra/LLM/ReplyCache.h"
 #include "astra/Support/FileIO.h"
 
@@ -342,7 +342,8 @@ TEST_F(LLMClientTest, ToolCallIsParsedAndTheConversationContinues) {
             Call.Arguments);
   EXPECT_EQ(std::string(Msgs[3]["role"].GetString()), "tool");
   EXPECT_EQ(std::string(Msgs[3]["tool_call_id"].GetString()), "call_7");
-  EXPECT_EQ(std::string(Msgs[3]["content"].GetString()), "applied; 1.4x faster");
+  EXPECT_EQ(std::string(Msgs[3]["content"].GetString()),
+            "applied; 1.4x faster");
 }
 
 TEST_F(LLMClientTest, ReplyWithoutCodeBlockIsReportedByExtraction) {
@@ -405,7 +406,8 @@ TEST_F(LLMClientTest, RateLimitIsRetriedAfterTheServersDelay) {
   rapidjson::Document Doc;
   S.stats(Doc);
   ASSERT_EQ(Doc["requests"].GetUint(), 2u);
-  double Gap = Doc["log"][1]["time"].GetDouble() - Doc["log"][0]["time"].GetDouble();
+  double Gap =
+      Doc["log"][1]["time"].GetDouble() - Doc["log"][0]["time"].GetDouble();
   EXPECT_GE(Gap, 0.38);
 }
 
@@ -425,7 +427,8 @@ TEST_F(LLMClientTest, ServerErrorIsRetriedWithBackoff) {
   S.stats(Doc);
   ASSERT_EQ(Doc["requests"].GetUint(), 2u);
   // The first backoff is a random time between half the initial one and all.
-  double Gap = Doc["log"][1]["time"].GetDouble() - Doc["log"][0]["time"].GetDouble();
+  double Gap =
+      Doc["log"][1]["time"].GetDouble() - Doc["log"][0]["time"].GetDouble();
   EXPECT_GE(Gap, 0.14);
 }
 
@@ -510,7 +513,9 @@ TEST_F(LLMClientTest, TimeoutSaysSo) {
 }
 
 TEST_F(LLMClientTest, RejectedKeyIsNotRetriedAndNotShown) {
-  START_SERVER(S, R"({"api_key": "sk-the-right-key-000", "replies": [{"content": "x"}]})");
+  START_SERVER(
+      S,
+      R"({"api_key": "sk-the-right-key-000", "replies": [{"content": "x"}]})");
   LLMConfig C = config(S);
   C.ApiKey = "sk-a-wrong-key-123456789";
   auto Client = client(C);
@@ -524,7 +529,9 @@ TEST_F(LLMClientTest, RejectedKeyIsNotRetriedAndNotShown) {
 }
 
 TEST_F(LLMClientTest, MissingKeySaysHowToSetOne) {
-  START_SERVER(S, R"({"api_key": "sk-the-right-key-000", "replies": [{"content": "x"}]})");
+  START_SERVER(
+      S,
+      R"({"api_key": "sk-the-right-key-000", "replies": [{"content": "x"}]})");
   auto Client = client(config(S));
   ASSERT_TRUE(Client);
   EXPECT_FALSE(Client->hasApiKey());
@@ -556,8 +563,10 @@ TEST_F(LLMClientTest, BadRequestShowsTheServersMessage) {
   auto Client = client(config(S));
   ASSERT_TRUE(Client);
   std::string Msg = errorText(Client->chat(ask("a")).takeError());
-  EXPECT_NE(Msg.find("rejected the request (HTTP 400"), std::string::npos) << Msg;
-  EXPECT_NE(Msg.find("maximum context length is 4096"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("rejected the request (HTTP 400"), std::string::npos)
+      << Msg;
+  EXPECT_NE(Msg.find("maximum context length is 4096"), std::string::npos)
+      << Msg;
   Msg = errorText(Client->chat(ask("b")).takeError());
   EXPECT_NE(Msg.find("access denied (HTTP 403"), std::string::npos) << Msg;
   EXPECT_NE(Msg.find("Project does not have access"), std::string::npos) << Msg;
@@ -640,7 +649,9 @@ TEST_F(LLMClientTest, KeyIsSentButNeverWrittenOrShown) {
 }
 
 TEST_F(LLMClientTest, KeyComesFromTheEnvironmentUnlessSetExplicitly) {
-  START_SERVER(S, R"({"replies": [{"content": "1"}, {"content": "2"}, {"content": "3"}]})");
+  START_SERVER(
+      S,
+      R"({"replies": [{"content": "1"}, {"content": "2"}, {"content": "3"}]})");
   setenv("OPENAI_API_KEY", "sk-from-openai-env-1", 1);
   auto A = client(config(S));
   setenv("ASTRA_LLM_API_KEY", "sk-from-astra-env-22", 1);
@@ -758,12 +769,14 @@ TEST_F(LLMClientTest, TranscriptRecordsEveryAttempt) {
   EXPECT_EQ(std::string(T["authorization"].GetString()), "none");
   ASSERT_EQ(T["attempts"].Size(), 2u);
   EXPECT_EQ(T["attempts"][0]["status"].GetInt(), 502);
-  EXPECT_NE(std::string(T["attempts"][0]["error"].GetString()).find("Bad Gateway"),
-            std::string::npos);
+  EXPECT_NE(
+      std::string(T["attempts"][0]["error"].GetString()).find("Bad Gateway"),
+      std::string::npos);
   EXPECT_GT(T["attempts"][0]["wait_seconds"].GetDouble(), 0.0);
   EXPECT_EQ(T["attempts"][1]["status"].GetInt(), 200);
-  EXPECT_EQ(std::string(T["reply"]["choices"][0]["message"]["content"].GetString()),
-            "ok");
+  EXPECT_EQ(
+      std::string(T["reply"]["choices"][0]["message"]["content"].GetString()),
+      "ok");
   EXPECT_EQ(T["usage"]["total_tokens"].GetUint(), 30u);
   EXPECT_TRUE(T["error"].IsNull());
   EXPECT_EQ(std::string(T["request"]["messages"][1]["content"].GetString()),
@@ -802,7 +815,8 @@ TEST_F(LLMClientTest, BadConfigurationIsRejectedUpFront) {
   EXPECT_NE(Err(NoModel).find("--llm-model"), std::string::npos);
   LLMConfig BadUrl = C;
   BadUrl.BaseUrl = "localhost:8000/v1";
-  EXPECT_NE(Err(BadUrl).find("not an http:// or https:// URL"), std::string::npos);
+  EXPECT_NE(Err(BadUrl).find("not an http:// or https:// URL"),
+            std::string::npos);
   LLMConfig Hot = C;
   Hot.Temperature = 3;
   EXPECT_NE(Err(Hot).find("temperature"), std::string::npos);
@@ -840,9 +854,10 @@ TEST(LLMChat, RequestBodyIsDeterministicAndChecksTools) {
   Expected<std::string> B = buildChatRequestBody(P, R);
   ASSERT_TRUE(A && B);
   EXPECT_EQ(*A, *B);
-  EXPECT_EQ(*A, R"({"model":"m","messages":[{"role":"user","content":"hi"}],)"
-                R"("tools":[{"type":"function","function":{"name":"apply_passes",)"
-                R"("description":"d","parameters":{"type":"object"}}}]})");
+  EXPECT_EQ(*A,
+            R"({"model":"m","messages":[{"role":"user","content":"hi"}],)"
+            R"("tools":[{"type":"function","function":{"name":"apply_passes",)"
+            R"("description":"d","parameters":{"type":"object"}}}]})");
 
   ChatRequest BadSchema = R;
   BadSchema.Tools[0].ParametersJson = "{not json";
@@ -859,8 +874,10 @@ TEST(LLMChat, RequestBodyIsDeterministicAndChecksTools) {
   Named.ToolChoice = "apply_passes";
   Expected<std::string> N = buildChatRequestBody(P, Named);
   ASSERT_TRUE(bool(N));
-  EXPECT_NE(N->find(R"("tool_choice":{"type":"function","function":{"name":"apply_passes"}})"),
-            std::string::npos);
+  EXPECT_NE(
+      N->find(
+          R"("tool_choice":{"type":"function","function":{"name":"apply_passes"}})"),
+      std::string::npos);
   Named.ToolChoice = "other_tool";
   EXPECT_NE(errorText(buildChatRequestBody(P, Named).takeError())
                 .find("not one of the offered tools"),
@@ -885,34 +902,41 @@ TEST(LLMChat, ReplyParsingCoversServerVariants) {
   EXPECT_EQ(R->ToolCalls[0].Arguments, R"({"x":1})");
   EXPECT_EQ(R->Usage.Total, 0u);
 
-  std::string Msg = errorText(
-      parseChatReply(R"({"error":{"message":"context too long"}})").takeError());
+  std::string Msg =
+      errorText(parseChatReply(R"({"error":{"message":"context too long"}})")
+                    .takeError());
   EXPECT_NE(Msg.find("context too long"), std::string::npos) << Msg;
   Msg = errorText(parseChatReply("[1,2]").takeError());
   EXPECT_NE(Msg.find("not a JSON object"), std::string::npos) << Msg;
   Msg = errorText(parseChatReply(R"({"id":"x"})").takeError());
   EXPECT_NE(Msg.find("no \"choices\""), std::string::npos) << Msg;
-  Msg = errorText(parseChatReply(
-      R"({"choices":[{"message":{"tool_calls":[{"function":{}}]}}]})").takeError());
+  Msg = errorText(
+      parseChatReply(
+          R"({"choices":[{"message":{"tool_calls":[{"function":{}}]}}]})")
+          .takeError());
   EXPECT_NE(Msg.find("no function name"), std::string::npos) << Msg;
 
   ToolCall Bad{"c", "apply_passes", "{\"passes\": [\"a\""};
   rapidjson::Document D;
   Msg = errorText(Bad.parseArguments(D));
-  EXPECT_NE(Msg.find("the arguments of tool call 'apply_passes': not valid JSON"),
-            std::string::npos)
+  EXPECT_NE(
+      Msg.find("the arguments of tool call 'apply_passes': not valid JSON"),
+      std::string::npos)
       << Msg;
 }
 
 TEST(LLMChat, RetryAfterHeaderForms) {
   std::time_t Now = 1700000000; // Tue, 14 Nov 2023 22:13:20 GMT
   EXPECT_EQ(parseRetryAfter({{"retry-after", "7"}}, Now), 7.0);
-  EXPECT_EQ(parseRetryAfter({{"retry-after-ms", "250"}, {"retry-after", "1"}}, Now),
-            0.25);
-  EXPECT_EQ(parseRetryAfter({{"retry-after", "Tue, 14 Nov 2023 22:13:50 GMT"}}, Now),
-            30.0);
-  EXPECT_EQ(parseRetryAfter({{"retry-after", "Tue, 14 Nov 2023 22:00:00 GMT"}}, Now),
-            0.0);
+  EXPECT_EQ(
+      parseRetryAfter({{"retry-after-ms", "250"}, {"retry-after", "1"}}, Now),
+      0.25);
+  EXPECT_EQ(
+      parseRetryAfter({{"retry-after", "Tue, 14 Nov 2023 22:13:50 GMT"}}, Now),
+      30.0);
+  EXPECT_EQ(
+      parseRetryAfter({{"retry-after", "Tue, 14 Nov 2023 22:00:00 GMT"}}, Now),
+      0.0);
   EXPECT_FALSE(parseRetryAfter({{"retry-after", "soon"}}, Now));
   EXPECT_FALSE(parseRetryAfter({}, Now));
 }
@@ -958,7 +982,8 @@ TEST(LLMCodeExtract, MustContainSkipsLaunchSnippets) {
   Expected<std::string> Code = extractCode(Reply, O);
   ASSERT_TRUE(bool(Code));
   EXPECT_EQ(*Code, "__global__ void k() {}\n");
-  std::string Msg = errorText(extractCode("```cpp\nint x;\n```\n", O).takeError());
+  std::string Msg =
+      errorText(extractCode("```cpp\nint x;\n```\n", O).takeError());
   EXPECT_NE(Msg.find("the reply has no code block containing '__global__'"),
             std::string::npos)
       << Msg;
@@ -983,7 +1008,7 @@ TEST(LLMCodeExtract, FenceForms) {
 
 TEST(LLMCodeExtract, ThinkingIsIgnored) {
   EXPECT_EQ(codeOf("<think>\n```cuda\ndraft\n```\n</think>\n"
-                         "```cuda\nfinal\n```\n"),
+                   "```cuda\nfinal\n```\n"),
             "final\n");
   EXPECT_EQ(codeOf("draft ```cuda\n``` </think>\n```cuda\nfinal\n```"),
             "final\n");

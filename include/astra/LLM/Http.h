@@ -51,11 +51,11 @@ struct HttpResponse {
 
 /// Why a request got no HTTP response at all.
 enum class HttpFailure {
-  Timeout,   ///< The connect or the whole request took too long.
-  Connect,   ///< Refused, reset, closed early: worth retrying.
-  Resolve,   ///< The host name does not resolve: probably a typo.
-  BadUrl,    ///< Malformed URL or unsupported scheme.
-  Tls,       ///< Certificate or TLS failure.
+  Timeout, ///< The connect or the whole request took too long.
+  Connect, ///< Refused, reset, closed early: worth retrying.
+  Resolve, ///< The host name does not resolve: probably a typo.
+  BadUrl,  ///< Malformed URL or unsupported scheme.
+  Tls,     ///< Certificate or TLS failure.
   Other,
 };
 
