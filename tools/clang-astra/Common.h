@@ -19,6 +19,8 @@ struct Session {
   const char *Argv0 = nullptr;
   std::vector<std::string> ExtraFlags; ///< After `--`.
   bool HasDashDash = false;
+  /// The command line as typed, for reports.
+  std::string CommandLine;
 };
 
 extern llvm::cl::OptionCategory AstraCategory;

@@ -1,0 +1,92 @@
+//===- EngineEvaluator.h - Tester and Profiler on the real engine -*- C++ -*-===//
+//
+// The Tester and the Profiler of the optimization loop, backed by the
+// engine: the NVPTX compile gate, then one self-contained verify/profile job
+// (PTX, spec, seeds in; verdict and timings out) run in a child process, so
+// a candidate that crashes or hangs the GPU cannot take the optimizer down.
+// One job both verifies and times a candidate; the Profiler reads the timing
+// of the Tester's last job for the same code, so each candidate costs one
+// GPU process. Every call to test() draws fresh seeds from a sequence fixed
+// by the run's seed, so a confirmation never reuses the seeds that let a
+// candidate through the first time.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_AGENTS_ENGINEEVALUATOR_H
+#define ASTRA_AGENTS_ENGINEEVALUATOR_H
+
+#include "astra/Agents/Agents.h"
+#include "astra/Compile/PtxCompiler.h"
+#include "astra/Engine/Job.h"
+#include "astra/Frontend/CudaToolchain.h"
+#include "astra/Spec/Spec.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace astra {
+
+struct EngineOptions {
+  uint64_t Seed = 1;
+  unsigned SeedsPerShape = 5;
+  unsigned Runs = 50;
+  bool Adversarial = true;
+  bool Sanitize = false;
+  unsigned JobTimeoutSeconds = 600;
+  bool UseCache = true;
+  /// Where each job's log lines go (null: nowhere).
+  llvm::raw_ostream *Log = nullptr;
+};
+
+/// Tests one source kernel. A template kernel may have several spec entries
+/// (one per instantiation, e.g. bf16 and fp16): a rewrite of the template
+/// must be correct and faster for each, so every entry gets its own job and
+/// the evaluation holds all of their shape sets ("<__half> decode").
+class EngineEvaluator : public Tester, public Profiler {
+public:
+  EngineEvaluator(const CudaToolchain &TC, std::vector<std::string> Command,
+                  std::vector<KernelSpec> Specs, EngineOptions Opts)
+      : TC(TC), Command(std::move(Command)), Specs(std::move(Specs)),
+        Opts(std::move(Opts)) {}
+
+  Evaluation test(const Candidate &C) override;
+  void profile(const Candidate &C, Evaluation &E) override;
+  Evaluation profileBaseline() override;
+
+  /// The measured copy bandwidth of the device (0 until a job reported it).
+  double copyBandwidthGBps() const { return CopyGBps; }
+  const DeviceSummary &device() const { return Device; }
+
+  /// The PTX entries of each spec entry's kernel in \p Files' version of the
+  /// code: the candidate's mangled names may differ from the original's (a
+  /// const added to a parameter changes them).
+  llvm::Expected<std::vector<std::string>>
+  entriesFor(const FileOverlay &Files) const;
+
+private:
+  /// PTX of \p C with one entry per spec entry.
+  llvm::Expected<std::vector<KernelImage>> images(const Candidate &C);
+  std::vector<uint64_t> nextSeeds();
+  /// The shape label: the shape set's name, prefixed with the template
+  /// arguments when several instantiations are tested.
+  std::string label(const KernelSpec &S, llvm::StringRef Shape) const;
+
+  const CudaToolchain &TC;
+  std::vector<std::string> Command;
+  std::vector<KernelSpec> Specs;
+  EngineOptions Opts;
+  std::optional<std::vector<KernelImage>> Baseline;
+  uint64_t Calls = 0;
+  double CopyGBps = 0;
+  DeviceSummary Device;
+  /// Timings of the last job per candidate content hash.
+  std::map<std::string, std::vector<ShapeTiming>> LastTimings;
+  std::map<std::string, std::optional<unsigned>> LastRegisters;
+};
+
+/// Maps a job's result onto the optimizer's Evaluation (exposed for tests).
+Evaluation evaluationFromJob(const JobResult &R, bool WithCandidate);
+
+} // namespace astra
+
+#endif

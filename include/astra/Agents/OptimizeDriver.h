@@ -1,0 +1,90 @@
+//===- OptimizeDriver.h - optimize: files in, verified rewrites out -*- C++ -*-===//
+//
+// The main job, as a library: for each file, every kernel its spec names is
+// optimized by the orchestrator (offline or LLM agents), the winners of all
+// kernels are merged into the file, the merged file passes the compile gate
+// again and every changed kernel is verified again in it. Only then is the
+// new text handed back; writing it (in place, elsewhere, as a diff) is the
+// caller's decision. `clang-astra optimize` and `clang-astra bench` both run
+// this.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_AGENTS_OPTIMIZEDRIVER_H
+#define ASTRA_AGENTS_OPTIMIZEDRIVER_H
+
+#include "astra/Agents/EngineEvaluator.h"
+#include "astra/Agents/Orchestrator.h"
+#include "astra/Agents/Report.h"
+#include "astra/Frontend/CompileCommands.h"
+#include "astra/LLM/LLMClient.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace astra {
+
+struct OptimizeRequest {
+  std::vector<std::string> Files;
+  /// Only this kernel (spec name or base name); empty: every kernel of the
+  /// spec.
+  std::string Kernel;
+  /// Explicit spec file; empty: <file>.astra.json.
+  std::string SpecPath;
+  OrchestratorOptions Orchestrator;
+  EngineOptions Engine;
+  /// Passes the agents may use (empty: all).
+  std::vector<std::string> AllowedPasses;
+  /// "offline" or "llm".
+  std::string Agents = "offline";
+  LLMConfig PlannerLLM, CoderLLM;
+  /// No GPU work: run the passes and the NVPTX compile only.
+  bool Static = false;
+  /// Directory for LLM transcripts (the report directory); empty: none.
+  std::string TranscriptDir;
+};
+
+struct FileOutcome {
+  std::string File; ///< As given.
+  /// Original and final text of every file that changed.
+  std::map<std::string, std::string> Original, Final;
+  std::vector<KernelReport> Kernels;
+  /// Set when the file could not be optimized at all.
+  std::string Error;
+  /// Static mode: which pipelines compiled, for the summary.
+  std::vector<std::string> StaticNotes;
+};
+
+class OptimizeDriver {
+public:
+  OptimizeDriver(const CudaToolchain &TC, const CompileCommands &CC,
+                 OptimizeRequest Req, ProgressFn Progress = nullptr)
+      : TC(TC), CC(CC), Req(std::move(Req)), Progress(std::move(Progress)) {}
+
+  /// Optimizes every file. Errors of one file do not stop the others; they
+  /// are in that file's FileOutcome::Error.
+  std::vector<FileOutcome> run();
+
+  /// Device and copy bandwidth seen by the jobs (for the report).
+  RunInfo runInfo() const { return Info; }
+
+private:
+  FileOutcome runFile(const std::string &File);
+
+  const CudaToolchain &TC;
+  const CompileCommands &CC;
+  OptimizeRequest Req;
+  ProgressFn Progress;
+  RunInfo Info;
+};
+
+/// Merges the changes each kernel's winner made to \p Original (all texts of
+/// one file) into one text. Changes that overlap an earlier one are left out
+/// and named in \p Dropped (by index into \p Versions).
+std::string mergeEdits(const std::string &Original,
+                       const std::vector<std::string> &Versions,
+                       std::vector<size_t> *Dropped = nullptr);
+
+} // namespace astra
+
+#endif

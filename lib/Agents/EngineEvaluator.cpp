@@ -1,0 +1,278 @@
+//===- EngineEvaluator.cpp ------------------------------------------------===//
+#include "astra/Agents/EngineEvaluator.h"
+#include "astra/Engine/JobRunner.h"
+#include "astra/Frontend/KernelModel.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace llvm;
+
+namespace astra {
+
+Expected<std::vector<std::string>>
+EngineEvaluator::entriesFor(const FileOverlay &Files) const {
+  ParseOptions PO;
+  PO.Overlay = Files;
+  PO.DiagOS = nullptr;
+  auto PF = parseCuda(Command, PO);
+  if (!PF)
+    return PF.takeError();
+  std::vector<KernelInfo> Kernels = collectKernels((*PF)->context());
+  std::vector<std::string> Out;
+  for (const KernelSpec &S : Specs) {
+    std::string Found;
+    for (const KernelInfo &K : Kernels) {
+      if (!K.isTemplate()) {
+        if (sameKernelName(K.QualifiedName, S.Kernel) ||
+            sameKernelName(K.Name, S.Kernel))
+          Found = K.MangledName;
+        continue;
+      }
+      size_t Colon = K.QualifiedName.rfind("::");
+      std::string Scope =
+          Colon == std::string::npos ? "" : K.QualifiedName.substr(0, Colon + 2);
+      for (const Instantiation &I : K.Instantiations)
+        if (sameKernelName(I.Name, S.Kernel) ||
+            sameKernelName(Scope + I.Name, S.Kernel))
+          Found = I.MangledName;
+    }
+    if (Found.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: no kernel or instantiation named '%s'",
+                               Command.back().c_str(), S.Kernel.c_str());
+    Out.push_back(Found);
+  }
+  return std::move(Out);
+}
+
+Expected<std::vector<KernelImage>> EngineEvaluator::images(const Candidate &C) {
+  if (C.isBaseline() && Baseline)
+    return *Baseline;
+  CompileOptions CO;
+  CO.Overlay = C.Files;
+  CO.UseCache = Opts.UseCache;
+  std::string Diags;
+  raw_string_ostream DOS(Diags);
+  CO.DiagOS = &DOS;
+  auto Ptx = compileToPtx(TC, Command, CO);
+  if (!Ptx)
+    return Ptx.takeError();
+  auto Entries = entriesFor(C.Files);
+  if (!Entries)
+    return Entries.takeError();
+  std::vector<KernelImage> Out;
+  for (size_t I = 0; I < Entries->size(); ++I) {
+    const std::string &Entry = (*Entries)[I];
+    if (std::find(Ptx->Entries.begin(), Ptx->Entries.end(), Entry) ==
+        Ptx->Entries.end())
+      return createStringError(inconvertibleErrorCode(),
+                               "the PTX has no entry '%s' for kernel '%s'",
+                               Entry.c_str(), Specs[I].Kernel.c_str());
+    KernelImage Img;
+    Img.Ptx = Ptx->Ptx;
+    Img.Entry = Entry;
+    Img.Source = C.isBaseline() ? "baseline" : "candidate " + C.Id;
+    Out.push_back(std::move(Img));
+  }
+  if (C.isBaseline())
+    Baseline = Out;
+  return std::move(Out);
+}
+
+/// splitmix64: a fixed, documented sequence, so a run's seeds are replayable
+/// from the run's seed alone.
+static uint64_t splitmix(uint64_t &X) {
+  uint64_t Z = (X += 0x9E3779B97F4A7C15ULL);
+  Z = (Z ^ (Z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  Z = (Z ^ (Z >> 27)) * 0x94D049BB133111EBULL;
+  return Z ^ (Z >> 31);
+}
+
+std::vector<uint64_t> EngineEvaluator::nextSeeds() {
+  uint64_t State = Opts.Seed * 1000003ULL + (++Calls);
+  std::vector<uint64_t> Seeds;
+  for (unsigned I = 0; I < Opts.SeedsPerShape; ++I)
+    Seeds.push_back(splitmix(State) & 0xFFFFFFFFFFFFULL);
+  return Seeds;
+}
+
+std::string EngineEvaluator::label(const KernelSpec &S, StringRef Shape) const {
+  if (Specs.size() < 2)
+    return Shape.str();
+  StringRef Name = S.Kernel;
+  size_t Lt = Name.find('<');
+  return (Lt == StringRef::npos ? Name : Name.substr(Lt)).str() + " " +
+         Shape.str();
+}
+
+Evaluation evaluationFromJob(const JobResult &R, bool WithCandidate) {
+  Evaluation E;
+  E.Seeds = R.Seeds;
+  E.Warnings = R.Warnings;
+  for (const RunResult &Run : R.Runs) {
+    E.MaxAbsError = std::max(E.MaxAbsError, Run.MaxAbsErr);
+    E.MaxRelError = std::max(E.MaxRelError, Run.MaxRelErr);
+    for (const std::string &W : Run.Warnings)
+      E.Warnings.push_back(Run.Name + ": " + W);
+    if (!Run.Timing)
+      continue;
+    const TimingResult &T = *Run.Timing;
+    ShapeTiming S;
+    S.Shape = Run.Shape.empty() ? Run.Name : Run.Shape;
+    S.BaselineUs = T.Baseline.MedianUs;
+    S.BaselineSpreadUs = T.Baseline.P90Us - T.Baseline.P10Us;
+    S.Bytes = double(T.Bytes);
+    S.BaselineRoofline = T.BaselineRoofline;
+    if (WithCandidate && T.Candidate) {
+      S.CandidateUs = T.Candidate->MedianUs;
+      S.CandidateSpreadUs = T.Candidate->P90Us - T.Candidate->P10Us;
+      S.CandidateRoofline = T.CandidateRoofline;
+    } else {
+      S.CandidateUs = S.BaselineUs;
+      S.CandidateSpreadUs = S.BaselineSpreadUs;
+      S.CandidateRoofline = S.BaselineRoofline;
+    }
+    E.Timings.push_back(S);
+  }
+  const std::optional<KernelResourceInfo> &Res =
+      WithCandidate ? R.CandidateResources : R.BaselineResources;
+  if (Res) {
+    E.Registers = unsigned(Res->Registers);
+    E.SpillBytes = unsigned(Res->LocalBytes);
+  }
+  switch (R.V) {
+  case Verdict::Pass:
+    E.S = Evaluation::Status::Verified;
+    break;
+  case Verdict::Fail:
+    E.S = (R.Kind == "crash" || R.Kind == "timeout" || R.Kind == "launch-error")
+              ? Evaluation::Status::RunError
+              : Evaluation::Status::WrongResult;
+    E.Detail = R.Reason;
+    break;
+  case Verdict::Error:
+    E.S = Evaluation::Status::RunError;
+    E.Detail = R.Reason;
+    break;
+  }
+  return E;
+}
+
+/// Folds one spec entry's evaluation into the kernel's.
+static void combine(Evaluation &Into, Evaluation &&E, const std::string &Prefix,
+                    bool First) {
+  if (First) {
+    Into.S = E.S;
+    Into.Detail = E.Detail;
+    Into.Registers = E.Registers;
+    Into.SpillBytes = E.SpillBytes;
+  } else if (Into.verified() && !E.verified()) {
+    Into.S = E.S;
+    Into.Detail = E.Detail;
+  }
+  if (!E.Detail.empty() && !Prefix.empty() && Into.Detail == E.Detail)
+    Into.Detail = Prefix + ": " + E.Detail;
+  Into.Seeds.insert(Into.Seeds.end(), E.Seeds.begin(), E.Seeds.end());
+  Into.MaxAbsError = std::max(Into.MaxAbsError, E.MaxAbsError);
+  Into.MaxRelError = std::max(Into.MaxRelError, E.MaxRelError);
+  Into.Warnings.insert(Into.Warnings.end(), E.Warnings.begin(), E.Warnings.end());
+  for (ShapeTiming &T : E.Timings)
+    Into.Timings.push_back(T);
+}
+
+Evaluation EngineEvaluator::test(const Candidate &C) {
+  Evaluation E;
+  auto Base = images(Candidate());
+  if (!Base) {
+    E.S = Evaluation::Status::RunError;
+    E.Detail = "the original does not compile: " + toString(Base.takeError());
+    return E;
+  }
+  auto Imgs = images(C);
+  if (!Imgs) {
+    E.S = Evaluation::Status::CompileError;
+    E.Detail = toString(Imgs.takeError());
+    return E;
+  }
+  std::vector<uint64_t> Seeds = nextSeeds();
+  for (size_t I = 0; I < Specs.size(); ++I) {
+    VerifyJob J;
+    J.Baseline = (*Base)[I];
+    J.Candidate = (*Imgs)[I];
+    J.Spec = Specs[I];
+    J.Seeds = Seeds;
+    J.Options.Verify = true;
+    J.Options.Adversarial = Opts.Adversarial;
+    J.Options.Profile = true;
+    J.Options.Runs = Opts.Runs;
+    J.Options.Sanitize = Opts.Sanitize;
+    JobResult R = runJobIsolated(J, Opts.JobTimeoutSeconds, Opts.Log);
+    if (R.CopyBandwidthGBps > 0)
+      CopyGBps = R.CopyBandwidthGBps;
+    if (!R.Device.Name.empty())
+      Device = R.Device;
+    Evaluation One = evaluationFromJob(R, /*WithCandidate=*/true);
+    for (ShapeTiming &T : One.Timings)
+      T.Shape = label(Specs[I], T.Shape);
+    bool Failed = !One.verified();
+    combine(E, std::move(One), Specs.size() > 1 ? Specs[I].Kernel : "", I == 0);
+    if (Failed)
+      break; // No need to spend GPU time on the other instantiations.
+  }
+  std::string Hash = C.contentHash();
+  LastTimings[Hash] = E.Timings;
+  LastRegisters[Hash] = E.Registers;
+  // The Profiler owns the timings; the Tester reports the verdict.
+  E.Timings.clear();
+  return E;
+}
+
+void EngineEvaluator::profile(const Candidate &C, Evaluation &E) {
+  std::string Hash = C.contentHash();
+  auto It = LastTimings.find(Hash);
+  if (It == LastTimings.end() || It->second.empty()) {
+    E.S = Evaluation::Status::RunError;
+    E.Detail = "the job that verified the candidate reported no timing";
+    return;
+  }
+  E.Timings = It->second;
+  E.Registers = LastRegisters[Hash];
+}
+
+Evaluation EngineEvaluator::profileBaseline() {
+  Evaluation E;
+  auto Base = images(Candidate());
+  if (!Base) {
+    E.S = Evaluation::Status::RunError;
+    E.Detail = "the original does not compile: " + toString(Base.takeError());
+    return E;
+  }
+  std::vector<uint64_t> Seeds = nextSeeds();
+  for (size_t I = 0; I < Specs.size(); ++I) {
+    VerifyJob J;
+    J.Baseline = (*Base)[I];
+    J.Spec = Specs[I];
+    J.Seeds = Seeds;
+    J.Options.Verify = false;
+    J.Options.Adversarial = false;
+    J.Options.Profile = true;
+    J.Options.Runs = Opts.Runs;
+    JobResult R = runJobIsolated(J, Opts.JobTimeoutSeconds, Opts.Log);
+    if (R.CopyBandwidthGBps > 0)
+      CopyGBps = R.CopyBandwidthGBps;
+    if (!R.Device.Name.empty())
+      Device = R.Device;
+    Evaluation One = evaluationFromJob(R, /*WithCandidate=*/false);
+    for (ShapeTiming &T : One.Timings)
+      T.Shape = label(Specs[I], T.Shape);
+    bool Failed = !One.verified();
+    combine(E, std::move(One), Specs.size() > 1 ? Specs[I].Kernel : "", I == 0);
+    if (Failed)
+      break;
+  }
+  return E;
+}
+
+} // namespace astra

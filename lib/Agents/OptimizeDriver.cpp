@@ -1,0 +1,429 @@
+//===- OptimizeDriver.cpp -------------------------------------------------===//
+#include "astra/Agents/OptimizeDriver.h"
+#include "astra/Agents/KernelSource.h"
+#include "astra/Agents/LLMAgents.h"
+#include "astra/Agents/OfflinePlanner.h"
+#include "astra/Agents/PassCoder.h"
+#include "astra/Compile/PtxCompiler.h"
+#include "astra/Rewrite/RewriteDriver.h"
+#include "astra/Spec/SpecCheck.h"
+#include "astra/Support/Diff.h"
+#include "astra/Support/FileIO.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <set>
+
+using namespace llvm;
+
+namespace astra {
+
+std::string mergeEdits(const std::string &Original,
+                       const std::vector<std::string> &Versions,
+                       std::vector<size_t> *Dropped) {
+  struct Edit {
+    size_t Begin, End; // Old line range.
+    std::string Text;  // New lines.
+  };
+  std::vector<StringRef> Old = splitLinesKeepEnds(Original);
+  std::vector<Edit> Taken;
+  for (size_t V = 0; V < Versions.size(); ++V) {
+    std::vector<StringRef> New = splitLinesKeepEnds(Versions[V]);
+    std::vector<Edit> Mine;
+    for (const DiffHunk &H : diffLines(Original, Versions[V])) {
+      Edit E{H.OldBegin, H.OldBegin + H.OldCount, ""};
+      for (size_t I = 0; I < H.NewCount; ++I)
+        E.Text += New[H.NewBegin + I].str();
+      Mine.push_back(std::move(E));
+    }
+    // A version's edits go in whole or not at all: half a kernel's change
+    // is not a change anyone tested.
+    bool Clash = false;
+    for (const Edit &A : Mine)
+      for (const Edit &B : Taken)
+        Clash |= A.Begin < B.End + 1 && B.Begin < A.End + 1;
+    if (Clash) {
+      if (Dropped)
+        Dropped->push_back(V);
+      continue;
+    }
+    Taken.insert(Taken.end(), Mine.begin(), Mine.end());
+  }
+  std::stable_sort(Taken.begin(), Taken.end(),
+                   [](const Edit &A, const Edit &B) { return A.Begin < B.Begin; });
+  std::string Out;
+  size_t Line = 0;
+  for (const Edit &E : Taken) {
+    for (; Line < E.Begin; ++Line)
+      Out += Old[Line].str();
+    Out += E.Text;
+    Line = E.End;
+  }
+  for (; Line < Old.size(); ++Line)
+    Out += Old[Line].str();
+  return Out;
+}
+
+/// Finds the kernel a spec entry names and checks the entry against it.
+static Error checkSpecAgainstKernelByName(KernelSpec &KS,
+                                          const std::vector<KernelInfo> &Kernels,
+                                          StringRef File) {
+  auto Target = findSpecTarget(Kernels, KS.Kernel, File);
+  if (!Target)
+    return Target.takeError();
+  return checkSpecAgainstKernel(KS, *Target->Kernel);
+}
+
+/// The base (template pattern) name of a spec entry: "ns::k<float>" -> "ns::k".
+static std::string baseName(StringRef SpecKernel) {
+  return SpecKernel.split('<').first.trim().str();
+}
+
+/// Spec text of the workload for prompts.
+static std::string specSummary(const std::vector<KernelSpec> &Specs) {
+  std::string Out;
+  raw_string_ostream OS(Out);
+  for (const KernelSpec &S : Specs) {
+    OS << "- " << S.Kernel << ": launch grid " << S.Launch.Grid[0].text()
+       << ", block " << S.Launch.Block[0].text();
+    if (!S.Launch.Shmem.empty())
+      OS << ", dynamic shared " << S.Launch.Shmem.text();
+    OS << "; shape sets:";
+    for (const ShapeSet &Sh : S.Shapes) {
+      OS << " " << Sh.Name << " (";
+      bool First = true;
+      for (const auto &[K, V] : Sh.Vars) {
+        OS << (First ? "" : ", ") << K << "=" << V.I;
+        First = false;
+      }
+      OS << ")";
+    }
+    OS << "; buffers:";
+    for (const ArgSpec &A : S.Args)
+      if (A.IsBuffer)
+        OS << " " << A.Name << " " << dtypeName(A.Type) << "[" << A.Count.text()
+           << "] " << roleName(A.R) << ";";
+    OS << "\n";
+  }
+  return Out;
+}
+
+/// Flops per byte at the largest shape set, when the spec gives flops.
+static double intensity(const KernelSpec &S) {
+  if (!S.Flops || S.Shapes.empty())
+    return -1;
+  const ShapeSet &Big = S.Shapes.back();
+  auto F = S.Flops->eval(Big.Vars);
+  auto B = S.bytesMoved(Big.Vars);
+  if (!F || !B || *B <= 0) {
+    if (!F)
+      consumeError(F.takeError());
+    if (!B)
+      consumeError(B.takeError());
+    return -1;
+  }
+  return F->real() / double(*B);
+}
+
+std::vector<FileOutcome> OptimizeDriver::run() {
+  std::vector<FileOutcome> Out;
+  for (const std::string &F : Req.Files)
+    Out.push_back(runFile(F));
+  return Out;
+}
+
+FileOutcome OptimizeDriver::runFile(const std::string &File) {
+  FileOutcome FO;
+  FO.File = File;
+  if (Error E = checkReadableFile(File)) {
+    FO.Error = toString(std::move(E));
+    return FO;
+  }
+  auto Cmd = CC.deviceCommand(File, TC);
+  if (!Cmd) {
+    FO.Error = toString(Cmd.takeError());
+    return FO;
+  }
+  std::string Abs = Cmd->back();
+  auto SpecF = loadSpecFor(File, Req.SpecPath);
+  if (!SpecF) {
+    FO.Error = toString(SpecF.takeError());
+    return FO;
+  }
+  std::string ParseDiags;
+  raw_string_ostream PDOS(ParseDiags);
+  ParseOptions PO;
+  PO.DiagOS = &PDOS;
+  auto PF = parseCuda(*Cmd, PO);
+  if (!PF) {
+    FO.Error = toString(PF.takeError()) + "\n" + ParseDiags;
+    return FO;
+  }
+  std::vector<KernelInfo> Kernels = collectKernels((*PF)->context());
+
+  // Group the spec's entries by source kernel: the instantiations of one
+  // template are one optimization target.
+  std::vector<std::pair<std::string, std::vector<KernelSpec>>> Targets;
+  for (KernelSpec &KS : SpecF->Kernels) {
+    if (!Req.Kernel.empty() && !sameKernelName(KS.Kernel, Req.Kernel) &&
+        baseName(KS.Kernel) != Req.Kernel)
+      continue;
+    if (Error E = checkSpecAgainstKernelByName(KS, Kernels, Abs)) {
+      KernelReport R;
+      R.File = displayPath(File);
+      R.Kernel = KS.Kernel;
+      R.Error = toString(std::move(E));
+      FO.Kernels.push_back(std::move(R));
+      continue;
+    }
+    std::string Base = baseName(KS.Kernel);
+    auto It = find_if(Targets, [&](auto &T) { return T.first == Base; });
+    if (It == Targets.end())
+      Targets.push_back({Base, {KS}});
+    else
+      It->second.push_back(KS);
+  }
+  if (Targets.empty() && FO.Kernels.empty()) {
+    FO.Error = Req.Kernel.empty()
+                   ? "the spec names no kernel of this file"
+                   : "no kernel named '" + Req.Kernel + "' in the spec";
+    return FO;
+  }
+
+  std::vector<std::string> AllPassNames;
+  for (const PassInfo &P : allPasses())
+    if (Req.AllowedPasses.empty() || is_contained(Req.AllowedPasses, P.Name))
+      AllPassNames.push_back(P.Name);
+
+  // Winners: kernel name -> the winning candidate's files.
+  std::vector<std::pair<size_t, FileOverlay>> Winners;
+  std::map<size_t, std::vector<KernelSpec>> TargetSpecs;
+  for (auto &[Base, Specs] : Targets) {
+    KernelReport R;
+    R.File = displayPath(File);
+    R.Kernel = Specs.size() == 1 ? Specs.front().Kernel : Base;
+    const KernelInfo *KI = nullptr;
+    for (const KernelInfo &K : Kernels)
+      if (K.QualifiedName == Base || K.Name == Base)
+        KI = &K;
+    if (!KI) {
+      R.Error = "no kernel named '" + Base + "' in " + displayPath(File);
+      FO.Kernels.push_back(std::move(R));
+      continue;
+    }
+
+    PassOptions PassOpts;
+    PassOpts.Specs = &*SpecF;
+    KernelFacts Facts;
+    Facts.File = Abs;
+    Facts.Kernel = R.Kernel;
+    Facts.LaunchTunable = Specs.front().LaunchIsTunable;
+    Facts.ArithmeticIntensity = intensity(Specs.back());
+    RewriteRequest Probe;
+    Probe.Command = *Cmd;
+    Probe.Passes = AllPassNames;
+    Probe.Kernel = KI->QualifiedName;
+    Probe.Options = PassOpts;
+    auto Probes = probePasses(Probe);
+    if (!Probes) {
+      R.Error = "the passes could not be tried: " + toString(Probes.takeError());
+      FO.Kernels.push_back(std::move(R));
+      continue;
+    }
+    for (const PassProbe &P : *Probes) {
+      std::vector<std::string> Fired, Refused;
+      for (const Explanation &E : P.Explanations)
+        (E.Fired ? Fired : Refused).push_back(E.Pos.str() + ": " + E.Message);
+      if (P.WouldChange)
+        Facts.ApplicablePasses[P.Pass] = Fired;
+      else if (!Refused.empty())
+        Facts.RefusedPasses[P.Pass] = Refused;
+    }
+    if (auto KT = findKernelText(*Cmd, {}, KI->QualifiedName))
+      Facts.Source = KT->Definition;
+    else
+      consumeError(KT.takeError());
+
+    PassCoder Passes(*Cmd, KI->QualifiedName, PassOpts);
+    OfflinePlanner Offline(Req.AllowedPasses);
+
+    if (Req.Static) {
+      // No GPU: every first-round pipeline through the passes and the
+      // compile gate, so the user sees what would be tried.
+      PlanningState St;
+      Evaluation NoProfile;
+      St.Facts = &Facts;
+      St.Round = 1;
+      St.Rounds = 1;
+      St.Baseline = &NoProfile;
+      R.Outcome.Kernel = R.Kernel;
+      R.Outcome.StopReason = "static mode: passes and the NVPTX compile only";
+      R.Outcome.NoWinnerReason =
+          "static mode does not run kernels, so nothing was verified or timed";
+      unsigned N = 0;
+      for (const Plan &P : Offline.propose(St, 16)) {
+        Attempt A;
+        A.Round = 1;
+        A.P = P;
+        auto C = Passes.realize(P, Candidate(), St);
+        if (!C) {
+          A.Outcome = "no code: " + toString(C.takeError());
+        } else if (C->Files.empty()) {
+          A.Outcome = "unchanged";
+        } else {
+          C->Id = "s" + std::to_string(++N);
+          A.C = *C;
+          CompileOptions CO;
+          CO.Overlay = C->Files;
+          CO.UseCache = Req.Engine.UseCache;
+          std::string D;
+          raw_string_ostream DOS(D);
+          CO.DiagOS = &DOS;
+          auto Ptx = compileToPtx(TC, *Cmd, CO);
+          if (Ptx) {
+            A.Outcome = "compiles (not run: static mode)";
+            FO.StaticNotes.push_back(R.Kernel + ": " + P.label() +
+                                     ": compiles");
+          } else {
+            A.E.S = Evaluation::Status::CompileError;
+            A.E.Detail = toString(Ptx.takeError());
+            A.Outcome = "compile error: " + A.E.Detail;
+            FO.StaticNotes.push_back(R.Kernel + ": " + P.label() +
+                                     ": compile error");
+          }
+        }
+        R.Outcome.Attempts.push_back(std::move(A));
+      }
+      FO.Kernels.push_back(std::move(R));
+      continue;
+    }
+
+    EngineEvaluator Engine(TC, *Cmd, Specs, Req.Engine);
+    std::unique_ptr<LLMClient> PlannerClient, CoderClient;
+    std::unique_ptr<Planner> ThePlanner;
+    std::unique_ptr<Coder> TheCoder;
+    LLMKernelContext LCtx;
+    if (Req.Agents == "llm") {
+      LLMConfig PC = Req.PlannerLLM, CoC = Req.CoderLLM;
+      PC.TranscriptDir = CoC.TranscriptDir = Req.TranscriptDir;
+      auto P = LLMClient::create(PC);
+      if (!P) {
+        R.Error = "LLM mode: " + toString(P.takeError());
+        FO.Kernels.push_back(std::move(R));
+        continue;
+      }
+      auto C = LLMClient::create(CoC);
+      if (!C) {
+        R.Error = "LLM mode: " + toString(C.takeError());
+        FO.Kernels.push_back(std::move(R));
+        continue;
+      }
+      PlannerClient = std::move(*P);
+      CoderClient = std::move(*C);
+      LCtx.DeviceCommand = *Cmd;
+      LCtx.KernelName = KI->QualifiedName;
+      LCtx.Original = *KI;
+      LCtx.Original.Decl = nullptr;
+      for (DeviceCallee &DC : LCtx.Original.Callees)
+        DC.Decl = nullptr;
+      LCtx.SpecSummary = specSummary(Specs);
+      ThePlanner =
+          std::make_unique<LLMPlanner>(*PlannerClient, LCtx, Req.AllowedPasses);
+      TheCoder = std::make_unique<LLMCoder>(*CoderClient, LCtx, Passes);
+    } else {
+      ThePlanner = std::make_unique<OfflinePlanner>(Req.AllowedPasses);
+    }
+    Coder &TheCoderRef = TheCoder ? *TheCoder : static_cast<Coder &>(Passes);
+    Orchestrator Orc(*ThePlanner, TheCoderRef, Engine, Engine,
+                     Req.Orchestrator, Progress);
+    R.Outcome = Orc.run(Facts);
+    if (Info.Device.empty() && !Engine.device().Name.empty())
+      Info.Device = Engine.device().Name + " (driver " + Engine.device().Driver +
+                    ")";
+    if (Engine.copyBandwidthGBps() > 0)
+      Info.CopyBandwidthGBs = Engine.copyBandwidthGBps();
+    if (PlannerClient) {
+      LLMStats PS = PlannerClient->stats(), CS = CoderClient->stats();
+      R.PromptTokens = PS.Usage.Prompt + CS.Usage.Prompt;
+      R.CompletionTokens = PS.Usage.Completion + CS.Usage.Completion;
+      for (const std::string &N :
+           static_cast<LLMPlanner *>(ThePlanner.get())->notes())
+        R.Outcome.StopReason += "; " + N;
+    }
+    if (R.Outcome.Winner) {
+      Winners.push_back({FO.Kernels.size(), R.Outcome.Winner->Files});
+      TargetSpecs[FO.Kernels.size()] = Specs;
+    }
+    FO.Kernels.push_back(std::move(R));
+  }
+
+  // Merge every winner into the files, then check the merged code: it must
+  // compile and each changed kernel must verify again in it.
+  while (!Winners.empty()) {
+    std::map<std::string, std::vector<std::string>> Versions;
+    std::map<std::string, std::vector<size_t>> Owner;
+    for (auto &[Idx, Files] : Winners)
+      for (auto &[Path, Text] : Files) {
+        Versions[Path].push_back(Text);
+        Owner[Path].push_back(Idx);
+      }
+    FileOverlay Merged;
+    std::set<size_t> DroppedKernels;
+    for (auto &[Path, Vs] : Versions) {
+      auto Orig = readFile(Path);
+      if (!Orig) {
+        consumeError(Orig.takeError());
+        for (size_t Idx : Owner[Path])
+          DroppedKernels.insert(Idx);
+        continue;
+      }
+      FO.Original[Path] = *Orig;
+      std::vector<size_t> Dropped;
+      Merged[Path] = mergeEdits(*Orig, Vs, &Dropped);
+      for (size_t D : Dropped)
+        DroppedKernels.insert(Owner[Path][D]);
+    }
+    Candidate All;
+    All.Id = "merged";
+    All.Files = Merged;
+    for (auto &[Idx, Files] : Winners) {
+      if (DroppedKernels.count(Idx))
+        continue;
+      EngineEvaluator Check(TC, *Cmd, TargetSpecs[Idx], Req.Engine);
+      Evaluation E = Check.test(All);
+      if (!E.verified()) {
+        DroppedKernels.insert(Idx);
+        FO.Kernels[Idx].Outcome.NoWinnerReason =
+            "its change failed when verified together with the other "
+            "kernels' changes: " +
+            E.Detail;
+      }
+    }
+    if (DroppedKernels.empty()) {
+      for (auto &[Path, Text] : Merged)
+        if (Text != FO.Original[Path])
+          FO.Final[Path] = Text;
+      break;
+    }
+    // Take the dropped kernels out and merge again.
+    std::vector<std::pair<size_t, FileOverlay>> Kept;
+    for (auto &W : Winners)
+      if (!DroppedKernels.count(W.first))
+        Kept.push_back(W);
+      else
+        FO.Kernels[W.first].Outcome.Winner.reset();
+    Winners = std::move(Kept);
+  }
+  for (KernelReport &R : FO.Kernels)
+    if (R.Outcome.Winner)
+      for (auto &[Path, Text] : R.Outcome.Winner->Files)
+        R.Diff += unifiedDiff(FO.Original.count(Path) ? FO.Original[Path] : "",
+                              Text, displayPath(Path), displayPath(Path));
+  return FO;
+}
+
+} // namespace astra

@@ -1,0 +1,249 @@
+//===- OptimizeOptions.cpp ------------------------------------------------===//
+#include "OptimizeOptions.h"
+#include "astra/Config.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdlib>
+#include <ctime>
+
+using namespace llvm;
+
+namespace astra {
+namespace tool {
+
+bool ProgressQuiet = false;
+
+OptimizeOptions::OptimizeOptions(cl::SubCommand &Cmd)
+    : Kernel("kernel", cl::desc("Only this kernel (spec name or base name)"),
+             cl::sub(Cmd), cl::cat(AstraCategory)),
+      SpecPath("spec", cl::desc("Workload spec (default: <file>.astra.json)"),
+               cl::value_desc("file"), cl::sub(Cmd), cl::cat(AstraCategory)),
+      ReportDir("report",
+                cl::desc("Write report.json and report.md (and LLM "
+                         "transcripts) to this directory"),
+                cl::value_desc("dir"), cl::sub(Cmd), cl::cat(AstraCategory)),
+      Rounds("rounds", cl::desc("Rounds of planning (default 5)"),
+             cl::init(5), cl::sub(Cmd), cl::cat(AstraCategory)),
+      Candidates("candidates", cl::desc("Candidates per round (default 4)"),
+                 cl::init(4), cl::sub(Cmd), cl::cat(AstraCategory)),
+      Beam("beam", cl::desc("Best candidates kept as parents (default 2)"),
+           cl::init(2), cl::sub(Cmd), cl::cat(AstraCategory)),
+      Seeds("seeds", cl::desc("Random seeds per shape set (default 5, min 5)"),
+            cl::init(5), cl::sub(Cmd), cl::cat(AstraCategory)),
+      Runs("runs", cl::desc("Timed runs per kernel and shape set (default 50)"),
+           cl::init(50), cl::sub(Cmd), cl::cat(AstraCategory)),
+      JobTimeout("job-timeout",
+                 cl::desc("Seconds one verify/profile job may take (default "
+                          "600)"),
+                 cl::init(600), cl::sub(Cmd), cl::cat(AstraCategory)),
+      MinSpeedup("min-speedup",
+                 cl::desc("Speedup a candidate needs on every shape set to "
+                          "count as faster (default 1.02)"),
+                 cl::init(1.02), cl::sub(Cmd), cl::cat(AstraCategory)),
+      AllowShapeRegression(
+          "allow-shape-regression",
+          cl::desc("Accept candidates slower on some shape set if faster on "
+                   "geometric mean"),
+          cl::sub(Cmd), cl::cat(AstraCategory)),
+      Static("static",
+             cl::desc("No GPU: run the passes and the NVPTX compile only; "
+                      "write nothing"),
+             cl::sub(Cmd), cl::cat(AstraCategory)),
+      Sanitize("sanitize",
+               cl::desc("Also run candidates under compute-sanitizer"),
+               cl::sub(Cmd), cl::cat(AstraCategory)),
+      NoCache("no-cache", cl::desc("Bypass the PTX and LLM reply caches"),
+              cl::sub(Cmd), cl::cat(AstraCategory)),
+      Quiet("quiet", cl::desc("No progress line"), cl::sub(Cmd),
+            cl::cat(AstraCategory)),
+      Passes("passes", cl::desc("Passes the agents may use (default: all)"),
+             cl::CommaSeparated, cl::sub(Cmd), cl::cat(AstraCategory)),
+      Agents("agents",
+             cl::desc("offline (rule-based planner over the pass library) or "
+                      "llm (default: llm when --llm-model or $ASTRA_LLM_MODEL "
+                      "is set, else offline)"),
+             cl::sub(Cmd), cl::cat(AstraCategory)),
+      LLMBaseUrl("llm-base-url",
+                 cl::desc("OpenAI-compatible API base URL (default "
+                          "https://api.openai.com/v1)"),
+                 cl::init("https://api.openai.com/v1"), cl::sub(Cmd),
+                 cl::cat(AstraCategory)),
+      LLMModel("llm-model", cl::desc("Model for planner and coder"),
+               cl::sub(Cmd), cl::cat(AstraCategory)),
+      LLMPlannerModel("llm-planner-model",
+                      cl::desc("Model for the planner (default --llm-model)"),
+                      cl::sub(Cmd), cl::cat(AstraCategory)),
+      LLMCoderModel("llm-coder-model",
+                    cl::desc("Model for the coder (default --llm-model)"),
+                    cl::sub(Cmd), cl::cat(AstraCategory)),
+      LLMTimeout("llm-timeout",
+                 cl::desc("Seconds one LLM request may take (default 300)"),
+                 cl::init(300), cl::sub(Cmd), cl::cat(AstraCategory)),
+      LLMRetries("llm-retries",
+                 cl::desc("Retries on 429, 5xx and network errors (default 4)"),
+                 cl::init(4), cl::sub(Cmd), cl::cat(AstraCategory)),
+      NoLLMCache("no-llm-cache", cl::desc("Bypass the LLM reply cache"),
+                 cl::sub(Cmd), cl::cat(AstraCategory)),
+      Seed("seed", cl::desc("Seed of the run: seeds of the inputs and the "
+                            "planner's order derive from it (default 1)"),
+           cl::init(1), cl::sub(Cmd), cl::cat(AstraCategory)) {}
+
+Expected<OptimizeRequest>
+OptimizeOptions::request(std::vector<std::string> Files) const {
+  OptimizeRequest R;
+  R.Files = std::move(Files);
+  R.Kernel = Kernel;
+  R.SpecPath = SpecPath;
+  if (Rounds == 0 || Candidates == 0 || Beam == 0)
+    return createStringError(inconvertibleErrorCode(),
+                             "--rounds, --candidates and --beam must be at "
+                             "least 1");
+  if (Seeds < 5)
+    return createStringError(inconvertibleErrorCode(),
+                             "--seeds must be at least 5 (a candidate is "
+                             "verified on at least 5 fresh seeds per shape "
+                             "set)");
+  if (Runs < 50)
+    return createStringError(inconvertibleErrorCode(),
+                             "--runs must be at least 50");
+  if (MinSpeedup < 1.0)
+    return createStringError(inconvertibleErrorCode(),
+                             "--min-speedup must be at least 1.0");
+  R.Orchestrator.Rounds = Rounds;
+  R.Orchestrator.CandidatesPerRound = Candidates;
+  R.Orchestrator.BeamWidth = Beam;
+  R.Orchestrator.MinSpeedup = MinSpeedup;
+  R.Orchestrator.AllowShapeRegression = AllowShapeRegression;
+  R.Engine.Seed = Seed;
+  R.Engine.SeedsPerShape = Seeds;
+  R.Engine.Runs = Runs;
+  R.Engine.Sanitize = Sanitize;
+  R.Engine.JobTimeoutSeconds = JobTimeout;
+  R.Engine.UseCache = !NoCache;
+  R.Static = Static;
+  for (const std::string &P : Passes)
+    if (!createPass(P))
+      return createStringError(inconvertibleErrorCode(),
+                               "--passes: unknown pass '%s' (clang-astra "
+                               "rewrite --list-passes lists them)",
+                               P.c_str());
+  R.AllowedPasses.assign(Passes.begin(), Passes.end());
+
+  std::string Model = LLMModel;
+  if (Model.empty())
+    if (const char *E = std::getenv("ASTRA_LLM_MODEL"))
+      Model = E;
+  std::string Mode = Agents;
+  if (Mode.empty())
+    Mode = Model.empty() && LLMPlannerModel.empty() && LLMCoderModel.empty()
+               ? "offline"
+               : "llm";
+  if (Mode != "offline" && Mode != "llm")
+    return createStringError(inconvertibleErrorCode(),
+                             "--agents must be 'offline' or 'llm', not '%s'",
+                             Mode.c_str());
+  R.Agents = Mode;
+  if (Mode == "llm") {
+    std::string PM = LLMPlannerModel.empty() ? Model : LLMPlannerModel;
+    std::string CM = LLMCoderModel.empty() ? Model : LLMCoderModel;
+    if (PM.empty() || CM.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "--agents=llm needs a model: --llm-model (or "
+                               "--llm-planner-model and --llm-coder-model, "
+                               "or $ASTRA_LLM_MODEL)");
+    for (LLMConfig *C : {&R.PlannerLLM, &R.CoderLLM}) {
+      C->BaseUrl = LLMBaseUrl;
+      C->TimeoutSeconds = LLMTimeout;
+      C->MaxRetries = LLMRetries;
+      C->UseCache = !NoLLMCache && !NoCache;
+    }
+    R.PlannerLLM.Name = "planner";
+    R.PlannerLLM.Model = PM;
+    R.CoderLLM.Name = "coder";
+    R.CoderLLM.Model = CM;
+    if (!ReportDir.empty()) {
+      SmallString<256> T(ReportDir.getValue());
+      sys::path::append(T, "transcripts");
+      R.TranscriptDir = std::string(T);
+    }
+  }
+  ProgressQuiet = Quiet;
+  return R;
+}
+
+ProgressFn progressPrinter() {
+  bool Tty = errs().is_displayed();
+  return [Tty](const ProgressEvent &E) {
+    if (ProgressQuiet)
+      return;
+    std::string Line;
+    raw_string_ostream OS(Line);
+    OS << "[optimize] " << E.Kernel << ": ";
+    if (E.Candidate)
+      OS << "round " << E.Round << "/" << E.Rounds << ", candidate "
+         << E.Candidate << "/" << E.Candidates << " (" << E.Label << "): ";
+    OS << E.Status << format(" [best %.2fx]", E.BestSpeedup);
+    if (Tty) {
+      if (Line.size() > 150)
+        Line = Line.substr(0, 147) + "...";
+      errs() << "\r\033[K" << Line;
+      errs().flush();
+    } else {
+      errs() << Line << "\n";
+    }
+  };
+}
+
+void printKernelSummary(raw_ostream &OS, const KernelReport &R) {
+  if (!ProgressQuiet && OS.is_displayed())
+    OS << "\r\033[K";
+  OS << R.File << ": " << R.Kernel << ": ";
+  if (!R.Error.empty()) {
+    OS << "not optimized: " << R.Error << "\n";
+    return;
+  }
+  const OptimizeOutcome &O = R.Outcome;
+  if (O.Winner)
+    OS << format("%.2fx faster", O.WinnerEval.geomeanSpeedup())
+       << format(" (worst shape set %.2fx)", O.WinnerEval.minSpeedup())
+       << " with " << join(O.Winner->Lineage, " + ") << "\n";
+  else
+    OS << "unchanged: " << O.NoWinnerReason << "\n";
+}
+
+std::string absolutePath(StringRef P) {
+  SmallString<256> S(P);
+  sys::fs::make_absolute(S);
+  sys::path::remove_dots(S, true);
+  return std::string(S);
+}
+
+void fillRunInfo(RunInfo &Info, const OptimizeOptions &O, const Session &S) {
+  Info.ToolVersion = std::string("clang-astra ") + ASTRA_VERSION + " (" +
+                     ASTRA_GIT_REVISION + ")";
+  char Buf[32];
+  std::time_t Now = std::time(nullptr);
+  std::strftime(Buf, sizeof(Buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&Now));
+  Info.Date = Buf;
+  if (Info.Device.empty())
+    Info.Device = O.Static ? "none (static mode)" : "unknown";
+  auto R = O.request({});
+  if (R) {
+    Info.Agents = R->Agents == "llm" ? "llm (planner " + R->PlannerLLM.Model +
+                                           ", coder " + R->CoderLLM.Model + ")"
+                                     : "offline";
+  } else {
+    consumeError(R.takeError());
+  }
+  Info.Command = S.CommandLine;
+}
+
+} // namespace tool
+} // namespace astra

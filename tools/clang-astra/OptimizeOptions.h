@@ -1,0 +1,47 @@
+//===- OptimizeOptions.h - Options shared by optimize and bench -*- C++ -*-===//
+#ifndef ASTRA_TOOLS_OPTIMIZEOPTIONS_H
+#define ASTRA_TOOLS_OPTIMIZEOPTIONS_H
+
+#include "Common.h"
+#include "astra/Agents/OptimizeDriver.h"
+
+#include "llvm/Support/CommandLine.h"
+
+namespace astra {
+namespace tool {
+
+/// The optimizer's options, registered for one subcommand (optimize and
+/// bench each own a set, so both accept the same flags).
+class OptimizeOptions {
+public:
+  explicit OptimizeOptions(llvm::cl::SubCommand &Cmd);
+  /// Builds the driver's request, checking the values.
+  llvm::Expected<OptimizeRequest> request(std::vector<std::string> Files) const;
+
+  llvm::cl::opt<std::string> Kernel, SpecPath, ReportDir;
+  llvm::cl::opt<unsigned> Rounds, Candidates, Beam, Seeds, Runs, JobTimeout;
+  llvm::cl::opt<double> MinSpeedup;
+  llvm::cl::opt<bool> AllowShapeRegression, Static, Sanitize, NoCache, Quiet;
+  llvm::cl::list<std::string> Passes;
+  llvm::cl::opt<std::string> Agents, LLMBaseUrl, LLMModel, LLMPlannerModel,
+      LLMCoderModel;
+  llvm::cl::opt<double> LLMTimeout;
+  llvm::cl::opt<unsigned> LLMRetries;
+  llvm::cl::opt<bool> NoLLMCache;
+  llvm::cl::opt<unsigned long long> Seed;
+};
+
+/// A progress line on stderr (rewritten in place on a terminal).
+ProgressFn progressPrinter();
+/// One line per kernel: improved by how much, or why not.
+void printKernelSummary(llvm::raw_ostream &OS, const KernelReport &R);
+/// Tool version, date, agents and command line for a report.
+void fillRunInfo(RunInfo &Info, const OptimizeOptions &O, const Session &S);
+std::string absolutePath(llvm::StringRef P);
+/// Whether the progress printer is silenced (--quiet).
+extern bool ProgressQuiet;
+
+} // namespace tool
+} // namespace astra
+
+#endif
