@@ -9,10 +9,12 @@
 #include "Subcommands.h"
 #include "astra/Frontend/KernelModel.h"
 #include "astra/Rewrite/RewriteDriver.h"
+#include "astra/Spec/Spec.h"
 #include "astra/Support/Diff.h"
 #include "astra/Support/FileIO.h"
 
 #include "clang/Tooling/ReplacementsYaml.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/YAMLTraits.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -61,6 +63,11 @@ static cl::opt<bool>
                 cl::desc("Allow reassociating float rewrites (hoist: "
                          "reciprocal multiply)"),
                 cl::sub(RewriteCmd), cl::cat(AstraCategory));
+static cl::opt<std::string> SpecOpt(
+    "spec",
+    cl::desc("Workload spec for passes that need one (index32, "
+             "launch-bounds); default: <file>.astra.json when it exists"),
+    cl::value_desc("file"), cl::sub(RewriteCmd), cl::cat(AstraCategory));
 static cl::list<std::string>
     PassOpts("pass-opt",
              cl::desc("Pass parameter, e.g. unroll.factor=4 (repeatable)"),
@@ -129,6 +136,18 @@ static int runRewriteCmd(const Session &S) {
     Req.Passes = PassNames;
     Req.Kernel = KernelName;
     Req.Options = PO;
+    // The spec is read when named or present beside the file; one that is
+    // there but invalid is an error, not silently ignored.
+    std::optional<SpecFile> Specs;
+    if (!SpecOpt.empty() || sys::fs::exists(specPathFor(File))) {
+      auto Loaded = loadSpecFor(File, SpecOpt);
+      if (!Loaded) {
+        Status = reportError(Loaded.takeError());
+        continue;
+      }
+      Specs = std::move(*Loaded);
+      Req.Options.Specs = &*Specs;
+    }
     auto R = runRewrite(Req, &errs());
     if (!R) {
       Status = reportError(R.takeError());

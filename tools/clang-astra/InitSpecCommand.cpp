@@ -1,0 +1,108 @@
+//===- InitSpecCommand.cpp - clang-astra init-spec ------------------------===//
+//
+// Drafts a workload spec from the AST: what the kernel shows (dtypes, roles,
+// integer parameters, a launch site) is filled in, what it cannot show is
+// left as "TODO" for a person, and check-spec refuses the spec until every
+// TODO is gone.
+//
+//===----------------------------------------------------------------------===//
+#include "Common.h"
+#include "Subcommands.h"
+#include "astra/Frontend/KernelModel.h"
+#include "astra/Spec/Spec.h"
+#include "astra/Spec/SpecDraft.h"
+#include "astra/Support/FileIO.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace astra {
+namespace tool {
+
+static cl::SubCommand InitSpecCmd(
+    "init-spec", "Draft a workload spec (<file>.astra.json) for kernels");
+static cl::opt<std::string> File(cl::Positional, cl::desc("<file>"),
+                                 cl::Required, cl::sub(InitSpecCmd),
+                                 cl::cat(AstraCategory));
+static cl::list<std::string>
+    KernelNames("kernel",
+                cl::desc("Kernel to draft, as `list` prints it (for a "
+                         "template, an instantiation: 'scale<float, 2>'); "
+                         "repeatable"),
+                cl::value_desc("name"), cl::sub(InitSpecCmd),
+                cl::cat(AstraCategory));
+static cl::opt<std::string>
+    Output("o", cl::desc("Write the draft here ('-': standard output; "
+                         "default: <file>.astra.json)"),
+           cl::value_desc("file"), cl::sub(InitSpecCmd),
+           cl::cat(AstraCategory));
+static cl::opt<bool> Force("force",
+                           cl::desc("Overwrite an existing spec file"),
+                           cl::sub(InitSpecCmd), cl::cat(AstraCategory));
+
+static int runInitSpec(const Session &S) {
+  std::string OutPath = Output.empty() ? specPathFor(File) : Output.getValue();
+  // Refuse before parsing: an existing spec is someone's work.
+  if (OutPath != "-" && sys::fs::exists(OutPath) && !Force)
+    return reportError(
+        "init-spec: " + OutPath +
+        " already exists; pass --force to overwrite it, or -o - to print "
+        "the draft");
+
+  auto TC = makeToolchain(S);
+  if (!TC)
+    return reportError(TC.takeError());
+  auto CC = makeCompileCommands(S);
+  if (!CC)
+    return reportError(CC.takeError());
+  auto PF = parseUserFile(File, *TC, *CC);
+  if (!PF)
+    return reportError(PF.takeError());
+  std::vector<KernelInfo> Kernels = collectKernels((*PF)->context());
+  std::string Shown = displayPath(File);
+
+  std::vector<std::string> Names(KernelNames.begin(), KernelNames.end());
+  if (Names.empty()) {
+    std::vector<std::string> All = specKernelNames(Kernels);
+    if (All.size() != 1)
+      return reportError(
+          "init-spec: " + Shown + ": name the kernel with --kernel (" +
+          (All.empty() ? std::string("the file has no __global__ kernels")
+                       : "kernels: " + join(All, ", ")) +
+          ")");
+    Names = All;
+  }
+  std::vector<SpecTarget> Targets;
+  for (const std::string &N : Names) {
+    auto T = findSpecTarget(Kernels, N, Shown);
+    if (!T)
+      return reportError(T.takeError());
+    if (any_of(Targets, [&](const SpecTarget &X) { return X.Name == T->Name; }))
+      return reportError("init-spec: kernel '" + T->Name +
+                         "' is named twice");
+    Targets.push_back(*T);
+  }
+
+  std::string Draft = draftSpecFile((*PF)->context(), Targets, Shown);
+  if (OutPath == "-") {
+    outs() << Draft;
+    return 0;
+  }
+  if (Error E = writeFileAtomically(OutPath, Draft))
+    return reportError(std::move(E));
+  std::vector<std::string> Drafted;
+  for (const SpecTarget &T : Targets)
+    Drafted.push_back("'" + T.Name + "'");
+  note("wrote a draft spec for " + join(Drafted, ", ") + " to " + OutPath +
+       "; fill in every TODO, then run `clang-astra check-spec " + Shown +
+       "`");
+  return 0;
+}
+
+static SubcommandRegistration Reg(InitSpecCmd, runInitSpec);
+
+} // namespace tool
+} // namespace astra
