@@ -12,6 +12,12 @@ kernel rounds (PASS) and with its residual left unchanged (FAIL), fp8 codes
 one step off, top-k ties, the neighbour sampler's validity and uniformity
 checks, and broken dumps (missing file, reference without an output).
 
+What it cannot see: a reference whose math is wrong but consistent with
+itself passes the first group (its "right" dump is its own expectation).
+The references' math is checked against the kernels, two independent
+implementations, on the GPU (test/gpu/kernels, bench/run_baselines_ptx.py);
+fused_add_rmsnorm is also checked here against an emulation of its kernel.
+
 usage: python3 kernels/test_check_reference.py   (exit 0: all passed)
 """
 import glob
