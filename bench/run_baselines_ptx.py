@@ -169,7 +169,7 @@ def run(ptxdir, opts):
                     torch.cuda.synchronize()
                     d = os.path.join(opts.dump_dir, re.sub(r"\W+", "_", kernel))
                     os.makedirs(d, exist_ok=True)
-                    manifest = {"kernel": kernel, "shape_set": shape_name, "shape": shape,
+                    manifest = {"version": 1, "kernel": kernel, "shape_name": shape_name, "shape": shape,
                                 "seed": 1, "args": []}
                     for name, a in kspec["args"].items():
                         if "value" in a:

@@ -7,11 +7,12 @@ DIR is what `clang-astra run <file> --kernel K --shape S --seed N --dump DIR`
 wrote: DIR/manifest.json and raw little-endian binaries, <arg>.in.bin for the
 inputs and in-outs as they were before the run and <arg>.out.bin for the
 outputs and in-outs after it. The manifest gives the shape set's variables
-("shape": {"T": 16, ...}) and one entry per kernel argument:
+("shape": {"T": 16, ...}) and one entry per kernel argument (docs/engine.md,
+"The dump format", is the authority):
 
   {"name": "out", "dtype": "bf16", "count": 229376, "role": "output",
    "in": null, "out": "out.out.bin"}
-  {"name": "d", "value": 14336}                      (scalar arguments)
+  {"name": "d", "dtype": "i32", "value": 14336}      (scalar arguments)
 
 (the file names may also be spelled "in_file"/"out_file" or be absent, in
 which case <name>.in.bin / <name>.out.bin are used). dtypes are decoded with
@@ -154,11 +155,13 @@ def load_dump(directory):
         name = entry.get("name")
         if not name:
             raise CheckError(f"{path}: an argument without a name")
-        if "dtype" not in entry or "role" not in entry:
+        if "role" not in entry:
             if "value" in entry:
                 scalars[name] = entry["value"]
                 continue
-            raise CheckError(f"{path}: argument '{name}' has no dtype/role and no value")
+            raise CheckError(f"{path}: argument '{name}' has neither a role nor a value")
+        if "dtype" not in entry or "count" not in entry:
+            raise CheckError(f"{path}: buffer '{name}' needs a dtype and a count")
         dtype, role = entry["dtype"], entry["role"]
         count = int(entry["count"])
         buf = {"entry": entry, "before": None, "after": None}

@@ -156,14 +156,17 @@ def smallest_shape(kspec):
 def write_dump(directory, kernel, shape_name, shape, entries):
     """entries: name -> dict(dtype, role, before, after) or name -> scalar."""
     os.makedirs(directory, exist_ok=True)
-    manifest = {"kernel": kernel, "shape_set": shape_name, "shape": shape, "seed": 1,
-                "args": []}
+    # The engine's format (docs/engine.md, "The dump format").
+    manifest = {"version": 1, "kernel": kernel, "entry": "_Z_synthetic", "source": "synthetic",
+                "shape_name": shape_name, "shape": shape, "seed": 1, "device": "none", "args": []}
     for name, e in entries.items():
         if not isinstance(e, dict):
-            manifest["args"].append({"name": name, "value": e})
+            dtype = "f32" if isinstance(e, float) else "i64"
+            manifest["args"].append({"name": name, "dtype": dtype, "value": e})
             continue
         count = len(np.asarray(e["before"] if e["before"] is not None else e["after"]).reshape(-1))
-        item = {"name": name, "dtype": e["dtype"], "count": count, "role": e["role"]}
+        item = {"name": name, "dtype": e["dtype"], "count": count, "role": e["role"],
+                "in": None, "out": None}
         if e["before"] is not None:
             item["in"] = f"{name}.in.bin"
             with open(os.path.join(directory, item["in"]), "wb") as f:
