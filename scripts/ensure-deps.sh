@@ -5,7 +5,7 @@
 set -e
 PACKAGES="clang-22 libclang-22-dev llvm-22-dev llvm-22-tools libpolly-22-dev
 cmake ninja-build g++ make git python3 python3-venv rapidjson-dev
-libcurl4-openssl-dev libgtest-dev zlib1g-dev libzstd-dev xz-utils $*"
+libcurl4-openssl-dev libgtest-dev zlib1g-dev libzstd-dev xz-utils python3-numpy $*"
 
 missing=""
 for p in $PACKAGES; do

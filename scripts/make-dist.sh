@@ -16,6 +16,8 @@ trap 'rm -rf "$stage"' EXIT
 root="$stage/$name"
 DESTDIR="$root" cmake --install "$build" --prefix / >/dev/null
 cp -r "$top/kernels" "$root/kernels"
+cp -r "$top/bench" "$root/bench"
+find "$root/kernels" "$root/bench" -name "__pycache__" -prune -exec rm -rf {} +
 mkdir -p "$root/test"
 cp -r "$top/test/gpu" "$root/test/gpu"
 cp -r "$(dirname "$(readlink -f /usr/lib/llvm-22/bin/lit)")/../utils/lit" "$root/lit" 2>/dev/null ||

@@ -251,58 +251,6 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
     PassCoder Passes(*Cmd, KI->QualifiedName, PassOpts);
     OfflinePlanner Offline(Req.AllowedPasses);
 
-    if (Req.Static) {
-      // No GPU: every first-round pipeline through the passes and the
-      // compile gate, so the user sees what would be tried.
-      PlanningState St;
-      Evaluation NoProfile;
-      St.Facts = &Facts;
-      St.Round = 1;
-      St.Rounds = 1;
-      St.Baseline = &NoProfile;
-      R.Outcome.Kernel = R.Kernel;
-      R.Outcome.StopReason = "static mode: passes and the NVPTX compile only";
-      R.Outcome.NoWinnerReason =
-          "static mode does not run kernels, so nothing was verified or timed";
-      unsigned N = 0;
-      for (const Plan &P : Offline.propose(St, 16)) {
-        Attempt A;
-        A.Round = 1;
-        A.P = P;
-        auto C = Passes.realize(P, Candidate(), St);
-        if (!C) {
-          A.Outcome = "no code: " + toString(C.takeError());
-        } else if (C->Files.empty()) {
-          A.Outcome = "unchanged";
-        } else {
-          C->Id = "s" + std::to_string(++N);
-          A.C = *C;
-          CompileOptions CO;
-          CO.Overlay = C->Files;
-          CO.UseCache = Req.Engine.UseCache;
-          std::string D;
-          raw_string_ostream DOS(D);
-          CO.DiagOS = &DOS;
-          auto Ptx = compileToPtx(TC, *Cmd, CO);
-          if (Ptx) {
-            A.Outcome = "compiles (not run: static mode)";
-            FO.StaticNotes.push_back(R.Kernel + ": " + P.label() +
-                                     ": compiles");
-          } else {
-            A.E.S = Evaluation::Status::CompileError;
-            A.E.Detail = toString(Ptx.takeError());
-            A.Outcome = "compile error: " + A.E.Detail;
-            FO.StaticNotes.push_back(R.Kernel + ": " + P.label() +
-                                     ": compile error");
-          }
-        }
-        R.Outcome.Attempts.push_back(std::move(A));
-      }
-      FO.Kernels.push_back(std::move(R));
-      continue;
-    }
-
-    EngineEvaluator Engine(TC, *Cmd, Specs, Req.Engine);
     std::unique_ptr<LLMClient> PlannerClient, CoderClient;
     std::unique_ptr<Planner> ThePlanner;
     std::unique_ptr<Coder> TheCoder;
@@ -338,6 +286,75 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
       ThePlanner = std::make_unique<OfflinePlanner>(Req.AllowedPasses);
     }
     Coder &TheCoderRef = TheCoder ? *TheCoder : static_cast<Coder &>(Passes);
+    if (Req.Static) {
+      // No GPU: the first round's plans (offline or from the planner model)
+      // through the coder and the compile gate, so the user sees what would
+      // be tried and whether it compiles.
+      PlanningState St;
+      Evaluation NoProfile;
+      St.Facts = &Facts;
+      St.Round = 1;
+      St.Rounds = 1;
+      St.Baseline = &NoProfile;
+      std::vector<Attempt> History;
+      St.History = &History;
+      R.Outcome.Kernel = R.Kernel;
+      R.Outcome.StopReason = "static mode: passes and the NVPTX compile only";
+      R.Outcome.NoWinnerReason =
+          "static mode does not run kernels, so nothing was verified or timed";
+      unsigned N = 0;
+      std::set<std::string> Seen;
+      for (const Plan &P : ThePlanner->propose(
+               St, std::max(8u, Req.Orchestrator.CandidatesPerRound))) {
+        Attempt A;
+        A.Round = 1;
+        A.P = P;
+        auto C = TheCoderRef.realize(P, Candidate(), St);
+        if (!C) {
+          A.E.S = Evaluation::Status::CoderFailed;
+          handleAllErrors(
+              C.takeError(),
+              [&](const CandidateRejected &Rej) {
+                A.E.S = Rej.status();
+                A.E.Detail = Rej.message();
+              },
+              [&](const ErrorInfoBase &E) { A.E.Detail = E.message(); });
+          A.Outcome = (A.E.S == Evaluation::Status::CoderFailed
+                           ? std::string("no code")
+                           : std::string(Evaluation::statusName(A.E.S))) +
+                      ": " + A.E.Detail;
+        } else if (C->Files.empty()) {
+          A.Outcome = "unchanged";
+        } else if (!Seen.insert(C->contentHash()).second) {
+          A.Outcome = "duplicate";
+        } else {
+          C->Id = "s" + std::to_string(++N);
+          A.C = *C;
+          CompileOptions CO;
+          CO.Overlay = C->Files;
+          CO.UseCache = Req.Engine.UseCache;
+          std::string D;
+          raw_string_ostream DOS(D);
+          CO.DiagOS = &DOS;
+          auto Ptx = compileToPtx(TC, *Cmd, CO);
+          if (Ptx) {
+            A.Outcome = "compiles (not run: static mode)";
+          } else {
+            A.E.S = Evaluation::Status::CompileError;
+            A.E.Detail = toString(Ptx.takeError());
+            A.Outcome = "compile error: " + A.E.Detail;
+          }
+        }
+        FO.StaticNotes.push_back(R.Kernel + ": " + P.label() + ": " +
+                                 A.Outcome);
+        History.push_back(A);
+        R.Outcome.Attempts.push_back(std::move(A));
+      }
+      FO.Kernels.push_back(std::move(R));
+      continue;
+    }
+
+    EngineEvaluator Engine(TC, *Cmd, Specs, Req.Engine);
     Orchestrator Orc(*ThePlanner, TheCoderRef, Engine, Engine,
                      Req.Orchestrator, Progress);
     R.Outcome = Orc.run(Facts);

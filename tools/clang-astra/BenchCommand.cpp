@@ -11,6 +11,7 @@
 #include "Subcommands.h"
 #include "astra/Bench/Scoreboard.h"
 #include "astra/Frontend/KernelModel.h"
+#include "astra/Runtime/CudaDriver.h"
 #include "astra/Spec/Spec.h"
 #include "astra/Support/FileIO.h"
 
@@ -91,6 +92,12 @@ static int runBench(const Session &S) {
   auto Req = Opts.request(*Files);
   if (!Req)
     return reportError(Req.takeError());
+  if (!Req->Static) {
+    auto Driver = CudaDriver::get();
+    if (!Driver)
+      return reportError(toString(Driver.takeError()) +
+                         "; bench needs a GPU");
+  }
   if (Req->Static)
     return reportError("bench: --static cannot measure anything; bench needs "
                        "a GPU");

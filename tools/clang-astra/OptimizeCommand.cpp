@@ -11,6 +11,7 @@
 #include "astra/Agents/OptimizeDriver.h"
 #include "astra/Config.h"
 #include "astra/Frontend/KernelModel.h"
+#include "astra/Runtime/CudaDriver.h"
 #include "astra/Support/Diff.h"
 #include "astra/Support/FileIO.h"
 
@@ -62,6 +63,14 @@ static int runOptimize(const Session &S) {
   auto Req = Opts.request(std::vector<std::string>(Files.begin(), Files.end()));
   if (!Req)
     return reportError(Req.takeError());
+  if (!Req->Static) {
+    auto Driver = CudaDriver::get();
+    if (!Driver)
+      return reportError(toString(Driver.takeError()) +
+                         "; optimize needs a GPU to verify and time candidates "
+                         "(--static runs the passes and the NVPTX compile "
+                         "without one)");
+  }
 
   OptimizeDriver Driver(*TC, *CC, *Req, progressPrinter());
   std::vector<FileOutcome> Results = Driver.run();
