@@ -169,6 +169,9 @@ runDeviceCompile(const DeviceCompileRequest &Req) {
   // many candidates, so free everything.
   Inv->getFrontendOpts().DisableFree = false;
   Inv->getCodeGenOpts().DisableFree = false;
+  // No "N warnings generated" on stderr behind the caller's back; the
+  // diagnostics themselves go to DiagOS.
+  Inv->getDiagnosticOpts().ShowCarets = false;
 
   PreprocessorOptions &PPOpts = Inv->getPreprocessorOpts();
   if (!Req.BuildPch.empty() || !Req.UsePch.empty()) {

@@ -25,7 +25,9 @@ using namespace llvm;
 
 namespace astra {
 
-std::string ptxCacheDirectory(const CompileOptions &Opts) {
+/// The cache directory as given, made absolute: the PCH's stub file is named
+/// by it and must be the same path from any working directory.
+static std::string chosenCacheDirectory(const CompileOptions &Opts) {
   if (!Opts.CacheDir.empty())
     return Opts.CacheDir;
   if (const char *E = std::getenv("ASTRA_CACHE_DIR"); E && *E)
@@ -40,6 +42,15 @@ std::string ptxCacheDirectory(const CompileOptions &Opts) {
     return std::string(Home);
   }
   return "";
+}
+
+std::string ptxCacheDirectory(const CompileOptions &Opts) {
+  SmallString<256> Dir(chosenCacheDirectory(Opts));
+  if (Dir.empty())
+    return "";
+  sys::fs::make_absolute(Dir);
+  sys::path::remove_dots(Dir, /*remove_dot_dot=*/false);
+  return std::string(Dir);
 }
 
 std::vector<std::string> parsePtxEntries(StringRef Ptx) {
