@@ -144,6 +144,23 @@ static bool isUserCodeError(const DeviceCompileError &E, const CudaToolchain &TC
          !F.starts_with(TC.resourceDir()) && !F.starts_with(TC.cudaPath());
 }
 
+/// \p Command without warning flags, for cache keys: they never change the
+/// code (a -Werror failure is not cached), and `--verbose` turns clang-astra's
+/// own -Wunknown-cuda-version on, which must not turn every entry into a
+/// miss. -Wp, -Wa and -Wl pass options on and stay.
+static std::vector<std::string> keyCommand(ArrayRef<std::string> Command) {
+  std::vector<std::string> Out;
+  for (const std::string &A : Command) {
+    StringRef S(A);
+    bool Warning = S == "-w" || (S.starts_with("-W") && !S.starts_with("-Wp,") &&
+                                 !S.starts_with("-Wa,") &&
+                                 !S.starts_with("-Wl,"));
+    if (!Warning)
+      Out.push_back(A);
+  }
+  return Out;
+}
+
 Expected<PtxResult> compileToPtx(const CudaToolchain &TC,
                                  const std::vector<std::string> &DeviceCommand,
                                  const CompileOptions &Opts) {
@@ -170,7 +187,7 @@ Expected<PtxResult> compileToPtx(const CudaToolchain &TC,
   if (!Dir.empty()) {
     Cache.emplace(Dir);
     Fingerprint = toolchainFingerprint(TC);
-    Key = compileKey(Fingerprint, Command, Opts.OptLevel,
+    Key = compileKey(Fingerprint, keyCommand(Command), Opts.OptLevel,
                      (*MainBuf)->getBuffer());
     R.CacheEntry = Cache->entryPath(Key);
     if (auto Ptx = Cache->lookup(Key, *VFS, R.Notes)) {
@@ -191,7 +208,8 @@ Expected<PtxResult> compileToPtx(const CudaToolchain &TC,
   std::optional<DeviceCompileOutput> Out;
   if (Opts.UsePch && Cache) {
     // Everything that shapes the PCH: the command without its main file.
-    std::vector<std::string> Flags(Command.begin(), Command.end() - 1);
+    std::vector<std::string> Flags = keyCommand(Command);
+    Flags.pop_back();
     std::string PchKey =
         compileKey(Fingerprint + "pch\n", Flags, Opts.OptLevel, "");
     SmallString<256> Pch(Dir);

@@ -1,0 +1,2 @@
+#include "factor.cuh"
+__global__ void scaled(float *x) { x[threadIdx.x] *= FACTOR; }

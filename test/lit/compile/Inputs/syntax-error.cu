@@ -1,0 +1,3 @@
+__global__ void k(float *x) {
+  x[0] = undeclared_value;
+}
