@@ -7,6 +7,15 @@
 #include "astra/Rewrite/Pass.h"
 
 #include "RestrictConst.h"
+#include "GridStride.h"
+#include "Vectorize.h"
+#include "FastMath.h"
+#include "Ldg.h"
+#include "Unroll.h"
+#include "LaunchBounds.h"
+#include "Index32.h"
+#include "WarpReduce.h"
+#include "Hoist.h"
 
 namespace astra {
 
@@ -19,6 +28,15 @@ template <typename P> static PassInfo info() {
 const std::vector<PassInfo> &allPasses() {
   static const std::vector<PassInfo> Passes = {
       info<RestrictConstPass>(),
+      info<GridStridePass>(),
+      info<VectorizePass>(),
+      info<FastMathPass>(),
+      info<LdgPass>(),
+      info<UnrollPass>(),
+      info<LaunchBoundsPass>(),
+      info<Index32Pass>(),
+      info<WarpReducePass>(),
+      info<HoistPass>(),
   };
   return Passes;
 }

@@ -16,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "RestrictConst.h"
+#include "PassSupport.h"
 #include "astra/Analysis/PointerAccess.h"
 
 #include "clang/AST/DeclTemplate.h"
@@ -58,19 +59,6 @@ public:
   const FunctionDecl *K;
   const DeclRefExpr *Found = nullptr;
 };
-
-/// Whether arguments I and J of a launch may point into one buffer: they do
-/// unless both are computed from known variables and share none.
-bool launchMayAlias(const CUDAKernelCallExpr *E, unsigned I, unsigned J) {
-  auto BI = pointerBases(E->getArg(I));
-  auto BJ = pointerBases(E->getArg(J));
-  if (BI.empty() || BJ.empty())
-    return true; // Unknown origin (a call, a member): assume the worst.
-  for (const VarDecl *V : BI)
-    if (BJ.count(V))
-      return true;
-  return false;
-}
 
 /// Launch expressions of \p K in the AST, matched to the kernel model's
 /// launch sites by position.
@@ -187,7 +175,7 @@ void RestrictConstPass::run(PassContext &PC) {
         unsigned J = Q->getFunctionScopeIndex();
         if (Q == P || !Q->getType()->isPointerType() || J >= E->getNumArgs())
           continue;
-        if (launchMayAlias(E, I, J)) {
+        if (launchArgsMayAlias(E, I, J)) {
           Why = "the launch at " +
                 makePos(PC.sourceManager(), E->getBeginLoc()).str() +
                 " may pass '" + Name + "' and '" + Q->getNameAsString() +

@@ -179,10 +179,10 @@ runDeviceCompile(const DeviceCompileRequest &Req) {
     // implicit include: anything before it could change how it parses.
     if (PPOpts.Includes.empty() ||
         sys::path::filename(PPOpts.Includes.front()) != RuntimeWrapper)
-      return createStringError(inconvertibleErrorCode(),
-                               "%s: the device compile does not start with "
-                               "-include %s",
-                               Main.c_str(), RuntimeWrapper);
+      return make_error<DeviceCompileError>(
+          Main + ": the device compile does not start with -include " +
+              RuntimeWrapper + "; it cannot use the runtime PCH",
+          "");
   }
   if (!Req.BuildPch.empty()) {
     PPOpts.Includes.resize(1);

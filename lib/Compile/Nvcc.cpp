@@ -139,6 +139,9 @@ Expected<std::string> compileWithNvcc(const CudaToolchain &TC,
       AddDir("-isystem", *V);
     else if (auto V = Value("-I"))
       AddDir("-I", *V);
+    else if (auto V = Value("-iquote"))
+      // nvcc has no -iquote; -I finds the same files, and more.
+      AddDir("-I", *V);
     else if (auto V = Value("-include")) {
       std::string P = Absolute(*V);
       Args.push_back("-include");

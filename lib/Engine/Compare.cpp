@@ -68,6 +68,38 @@ std::optional<size_t> firstChangedCanary(const std::vector<uint8_t> &Region) {
   return std::nullopt;
 }
 
+HostBuffer normalizePoison(const HostBuffer &B, unsigned Variant) {
+  HostBuffer Out = B;
+  if (Variant == 0)
+    return Out;
+  uint64_t From = poisonBits(B.type(), Variant), To = poisonBits(B.type(), 0);
+  for (size_t I = 0; I < B.count(); ++I)
+    if (B.bits(I) == From)
+      Out.setBits(I, To);
+  return Out;
+}
+
+std::vector<bool> unwrittenInBoth(const HostBuffer &Run0,
+                                  const HostBuffer &Run1) {
+  std::vector<bool> Mask(Run0.count(), false);
+  if (Run0.count() != Run1.count() || Run0.type() != Run1.type())
+    return Mask;
+  uint64_t P0 = poisonBits(Run0.type(), 0), P1 = poisonBits(Run0.type(), 1);
+  for (size_t I = 0; I < Run0.count(); ++I)
+    Mask[I] = Run0.bits(I) == P0 && Run1.bits(I) == P1;
+  return Mask;
+}
+
+HostBuffer withPoisonAt(const HostBuffer &Expected,
+                        const std::vector<bool> &Mask, unsigned Variant) {
+  HostBuffer Out = Expected;
+  uint64_t P = poisonBits(Expected.type(), Variant);
+  for (size_t I = 0; I < Mask.size() && I < Out.count(); ++I)
+    if (Mask[I])
+      Out.setBits(I, P);
+  return Out;
+}
+
 Tolerance toleranceFor(const KernelSpec &S, const ArgSpec &A) {
   if (!isFloating(A.Type))
     return {0, 0};
@@ -187,10 +219,11 @@ std::string weakOutputWarning(StringRef Name, const HostBuffer &B,
                               Tolerance Tol) {
   if (B.count() == 0)
     return "";
+  bool Floating = isFloating(B.type());
+  // By value for floats: +0 and -0 are the same zero to the tolerance check.
   bool Constant = true;
   for (uint64_t I = 1; I < B.count() && Constant; ++I)
-    Constant = B.bits(I) == B.bits(0);
-  bool Floating = isFloating(B.type());
+    Constant = Floating ? B.get(I) == B.get(0) : B.bits(I) == B.bits(0);
   if (Constant) {
     bool Zero = Floating ? B.get(0) == 0 : B.bits(0) == 0;
     if (B.count() == 1)

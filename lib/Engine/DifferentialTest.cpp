@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <set>
 
 using namespace llvm;
@@ -149,6 +150,7 @@ private:
   std::set<std::string> Checked;
   std::vector<const ArgSpec *> Compared;
   std::set<std::string> Nondeterministic; ///< Baseline outputs.
+  std::set<std::string> UntouchedWarned;
   std::map<std::string, std::string> Weak; ///< Weak on every seed so far.
   bool FirstSeed = true;
 };
@@ -282,8 +284,22 @@ bool RunVerifier::runSeed(uint64_t Seed) {
       return false;
     (Pass == 0 ? Ref : Ref2) = std::move(*D);
   }
+  // Elements the baseline never writes keep whatever was there before (the
+  // poison here): the candidate must leave them alone too.
+  std::map<std::string, std::vector<bool>> Untouched;
   for (const ArgSpec *A : Compared) {
-    Comparison Same = compareBitwise(A->Name, Ref.at(A->Name), Ref2.at(A->Name));
+    const HostBuffer &R0 = Ref.at(A->Name), &R1 = Ref2.at(A->Name);
+    std::vector<bool> Mask = unwrittenInBoth(R0, R1);
+    size_t N = std::count(Mask.begin(), Mask.end(), true);
+    if (N && UntouchedWarned.insert(A->Name).second)
+      Out.Warnings.push_back(formatv(
+          "the baseline leaves {0} of {1} elements of '{2}' unwritten; the "
+          "candidate must leave them unwritten too",
+          N, R0.count(), A->Name));
+    if (N)
+      Untouched[A->Name] = std::move(Mask);
+    Comparison Same = compareBitwise(A->Name, normalizePoison(R0, 0),
+                                     normalizePoison(R1, 1));
     if (!Same.ok() && Nondeterministic.insert(A->Name).second)
       Out.Warnings.push_back(formatv(
           "the baseline's '{0}' differs between two runs on the same inputs "
@@ -291,6 +307,12 @@ bool RunVerifier::runSeed(uint64_t Seed) {
           "repeatability on '{0}' is judged with the tolerance, not bit for bit",
           A->Name, Same.MaxAbsErr));
   }
+  auto Expected = [&](const ArgSpec *A, unsigned Variant) {
+    auto It = Untouched.find(A->Name);
+    return It == Untouched.end() ? Ref.at(A->Name)
+                                 : withPoisonAt(Ref.at(A->Name), It->second,
+                                                Variant);
+  };
   if (auto V = validity(Inputs, Ref, Seed)) {
     recordError(Out,
                 "the baseline fails the spec's " + S.Spec.Check->Name +
@@ -333,7 +355,7 @@ bool RunVerifier::runSeed(uint64_t Seed) {
     if (!checkGuards(C, true, Seed) || !checkInputs(Inputs, *D, C, true, Seed))
       return false;
     for (const ArgSpec *A : Compared) {
-      Comparison Cmp = compareBuffers(A->Name, Ref.at(A->Name),
+      Comparison Cmp = compareBuffers(A->Name, Expected(A, Pass),
                                       D->at(A->Name), toleranceFor(S.Spec, *A),
                                       Pass);
       Out.MaxAbsErr = std::max(Out.MaxAbsErr, Cmp.MaxAbsErr);
@@ -364,11 +386,12 @@ bool RunVerifier::runSeed(uint64_t Seed) {
       continue;
     }
     for (const ArgSpec *A : Compared) {
+      HostBuffer Run0 = normalizePoison(First.at(A->Name), 0);
+      HostBuffer Run1 = normalizePoison(D->at(A->Name), 1);
       Comparison Cmp =
           Nondeterministic.count(A->Name)
-              ? compareBuffers(A->Name, First.at(A->Name), D->at(A->Name),
-                               toleranceFor(S.Spec, *A), 1)
-              : compareBitwise(A->Name, First.at(A->Name), D->at(A->Name));
+              ? compareBuffers(A->Name, Run0, Run1, toleranceFor(S.Spec, *A))
+              : compareBitwise(A->Name, Run0, Run1);
       if (Cmp.ok())
         continue;
       return fail("nondeterministic",

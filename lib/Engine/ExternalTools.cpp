@@ -44,6 +44,16 @@ int parseSanitizerOutput(StringRef Text, std::string *FirstError) {
     if (!Rest.consumeInteger(10, N))
       Count = int(N);
   }
+  // racecheck counts hazards it classifies as warnings outside the error
+  // summary ("RACECHECK SUMMARY: 2 hazards displayed (0 errors, 2
+  // warnings)"); a hazard is a race either way.
+  size_t RPos = Text.rfind("RACECHECK SUMMARY:");
+  if (RPos != StringRef::npos) {
+    StringRef Rest = Text.drop_front(RPos + 18).ltrim();
+    unsigned N = 0;
+    if (!Rest.consumeInteger(10, N))
+      Count = std::max(Count, int(N));
+  }
   if (FirstError) {
     FirstError->clear();
     SmallVector<StringRef, 64> Lines;

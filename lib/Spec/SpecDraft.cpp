@@ -202,7 +202,9 @@ public:
         if (V->getType().isConstQualified() && V->getInit() &&
             !isa<ParmVarDecl>(V))
           if (auto S = expr(V->getInit()))
-            return "(" + *S + ")";
+            return all_of(*S, [](char C) { return isAlnum(C) || C == '_'; })
+                       ? *S
+                       : "(" + *S + ")";
         // Another host integer: a size the spec needs as a variable.
         std::string Name = V->getNameAsString();
         if (!is_contained(NewVars, Name))

@@ -129,6 +129,26 @@ TEST(EngineCompareTest, UnwrittenElementsAreNamed) {
   EXPECT_FALSE(compareBitwise("i", IE, IA).ok());
 }
 
+TEST(EngineCompareTest, ElementsLeftUnwrittenInBothRuns) {
+  // Element 1 is written, element 0 never (it keeps each run's poison).
+  HostBuffer R0 = poisonBuffer(DType::I32, 2, 0), R1 = poisonBuffer(DType::I32, 2, 1);
+  R0.setInt(1, 5);
+  R1.setInt(1, 5);
+  std::vector<bool> Mask = unwrittenInBoth(R0, R1);
+  EXPECT_EQ(Mask, (std::vector<bool>{true, false}));
+  EXPECT_TRUE(compareBitwise("o", normalizePoison(R0, 0), normalizePoison(R1, 1)).ok());
+  // What a run with poison 1 must leave: the poison where the baseline
+  // wrote nothing, the values elsewhere.
+  HostBuffer E1 = withPoisonAt(R0, Mask, 1);
+  EXPECT_EQ(E1.bits(0), poisonBits(DType::I32, 1));
+  EXPECT_EQ(E1.getInt(1), 5);
+  EXPECT_TRUE(compareBuffers("o", E1, R1, {}, 1).ok());
+  // A candidate that writes the untouched element fails.
+  HostBuffer C = R1;
+  C.setInt(0, 0);
+  EXPECT_FALSE(compareBuffers("o", E1, C, {}, 1).ok());
+}
+
 TEST(EngineCompareTest, IntegersCompareExactly) {
   HostBuffer E(DType::I64, 3), A(DType::I64, 3);
   for (int I = 0; I < 3; ++I) {

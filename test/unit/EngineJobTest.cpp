@@ -2,6 +2,7 @@
 #include "astra/Engine/ExternalTools.h"
 #include "astra/Engine/Job.h"
 #include "astra/Engine/JobRunner.h"
+#include "astra/Engine/KernelRunner.h"
 #include "astra/Engine/PtxParams.h"
 #include "astra/Engine/RunPlan.h"
 #include "astra/Support/FileIO.h"
@@ -11,13 +12,14 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace astra;
 using namespace llvm;
 
 namespace {
 
-const char *SpecText = R"({
+const char *SpecText = R"spec({
   "version": 1,
   "kernels": {
     "rms": {
@@ -34,7 +36,7 @@ const char *SpecText = R"({
       "adversarial": {"vary": ["d"]},
     },
   },
-})";
+})spec";
 
 KernelSpec loadSpec() {
   auto F = parseSpec(SpecText, "rms.cu.astra.json");
@@ -380,6 +382,43 @@ TEST(EngineJobTest, SpecAgainstPtx) {
       << E;
 }
 
+TEST(EngineJobTest, PackScalar) {
+  KernelSpec S;
+  S.Kernel = "k";
+  S.SpecPath = "k.json";
+  Env Vars;
+  Vars["n"] = Value::ofInt(3000000000ll);
+  ArgSpec A;
+  A.Name = "a";
+  auto Pack = [&](StringRef Expr, DType T) {
+    A.ScalarValue = cantFail(SpecExpr::parse(Expr));
+    A.ScalarType = T;
+    return packScalar(S, A, Vars);
+  };
+  auto F = cantFail(Pack("2.5", DType::F32));
+  float FV = 2.5f;
+  ASSERT_EQ(F.size(), 4u);
+  EXPECT_EQ(0, std::memcmp(F.data(), &FV, 4));
+  auto I = cantFail(Pack("-1", DType::I32));
+  EXPECT_EQ(I, (std::vector<uint8_t>{0xff, 0xff, 0xff, 0xff}));
+  auto U = cantFail(Pack("n", DType::I32));
+  EXPECT_EQ(U, (std::vector<uint8_t>{0x00, 0x5e, 0xd0, 0xb2}))
+      << "an unsigned value that fits 32 bits is accepted";
+  auto L = cantFail(Pack("n * 4", DType::I64));
+  EXPECT_EQ(L.size(), 8u);
+  auto H = cantFail(Pack("1", DType::BF16));
+  EXPECT_EQ(H, (std::vector<uint8_t>{0x80, 0x3f}));
+  auto Big = Pack("n * 2", DType::I32);
+  ASSERT_FALSE(bool(Big));
+  EXPECT_EQ(toString(Big.takeError()),
+            "k.json: kernel 'k': args.a.value: 'n * 2' = 6000000000 does not "
+            "fit the parameter's type i32");
+  auto Frac = Pack("1.5", DType::I64);
+  ASSERT_FALSE(bool(Frac));
+  EXPECT_NE(toString(Frac.takeError()).find("the parameter is an integer"),
+            std::string::npos);
+}
+
 TEST(EngineJobTest, SanitizerOutput) {
   const char *Clean = "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 "
                       "errors\n";
@@ -399,6 +438,19 @@ TEST(EngineJobTest, SanitizerOutput) {
                    "bad_kernel(float *)+0x70\n  by thread (0,0,0) in block "
                    "(0,0,0)\n  Address 0x7f00 is out of bounds");
   EXPECT_EQ(parseSanitizerOutput("no summary", nullptr), -1);
+  const char *Race =
+      "========= COMPUTE-SANITIZER\n"
+      "========= Warning: Race reported between Write access at "
+      "mul_add(const float *, const float *, float *, int)+0x1d0\n"
+      "=========     and Read access at mul_add+0x1f0 [64 hazards]\n"
+      "=========\n"
+      "========= RACECHECK SUMMARY: 1 hazard displayed (0 errors, 1 warning)\n"
+      "========= ERROR SUMMARY: 0 errors\n";
+  EXPECT_EQ(parseSanitizerOutput(Race, &First), 1);
+  EXPECT_EQ(First, "Warning: Race reported between Write access at "
+                   "mul_add(const float *, const float *, float *, "
+                   "int)+0x1d0\n  and Read access at mul_add+0x1f0 [64 "
+                   "hazards]");
 }
 
 TEST(EngineJobTest, NcuCsv) {

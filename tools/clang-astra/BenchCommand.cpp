@@ -125,7 +125,7 @@ static int runBench(const Session &S) {
   fillRunInfo(Info, Opts, S);
   std::string Md = scoreboardMarkdown(SB, Info);
   outs() << Md;
-  std::string Dir = Opts.ReportDir.empty() ? "bench-report" : Opts.ReportDir;
+  std::string Dir = Opts.ReportDir.empty() ? std::string("bench-report") : Opts.ReportDir.getValue();
   if (std::error_code EC = sys::fs::create_directories(Dir))
     return reportError(Dir + ": " + EC.message());
   auto Path = [&](StringRef Name) {

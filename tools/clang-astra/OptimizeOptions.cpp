@@ -1,6 +1,7 @@
 //===- OptimizeOptions.cpp ------------------------------------------------===//
 #include "OptimizeOptions.h"
 #include "astra/Config.h"
+#include "astra/Rewrite/Pass.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -151,8 +152,8 @@ OptimizeOptions::request(std::vector<std::string> Files) const {
                              Mode.c_str());
   R.Agents = Mode;
   if (Mode == "llm") {
-    std::string PM = LLMPlannerModel.empty() ? Model : LLMPlannerModel;
-    std::string CM = LLMCoderModel.empty() ? Model : LLMCoderModel;
+    std::string PM = LLMPlannerModel.empty() ? Model : LLMPlannerModel.getValue();
+    std::string CM = LLMCoderModel.empty() ? Model : LLMCoderModel.getValue();
     if (PM.empty() || CM.empty())
       return createStringError(inconvertibleErrorCode(),
                                "--agents=llm needs a model: --llm-model (or "

@@ -97,12 +97,13 @@ std::vector<KernelResources> parsePtxasReport(llvm::StringRef Text);
 
 /// Compiles the file named last in \p DeviceCommand with nvcc from \p TC's
 /// CUDA for TC's arch (`-ptx`, or `-cubin` when \p Cubin), keeping the
-/// command's -D, -U, -I, -isystem, -include and -std flags, and returns the
-/// output. Users ship nvcc builds, so the profiler can time a candidate as
-/// nvcc compiles it; the NVPTX compile stays the gate. Overlay files are
-/// written to a temporary directory that mirrors their paths (so relative
-/// includes still resolve); fails with a clear message when there is no nvcc
-/// or nvcc rejects the file (its output is in the message).
+/// command's -D, -U, -I, -iquote, -isystem, -include and -std flags, and
+/// returns the output. Users ship nvcc builds, so the profiler can time a
+/// candidate as nvcc compiles it; the NVPTX compile stays the gate. nvcc
+/// cannot read memory: overlay files are written under a temporary directory
+/// at their absolute paths, searched before each include directory, so nvcc
+/// sees what clang saw. Fails with a clear message when there is no nvcc or
+/// nvcc rejects the file (its output is in the message).
 llvm::Expected<std::string>
 compileWithNvcc(const CudaToolchain &TC,
                 const std::vector<std::string> &DeviceCommand,

@@ -44,6 +44,21 @@ std::vector<uint8_t> canaryRegion(size_t Bytes);
 /// Offset of the first byte of \p Region that is not the canary.
 std::optional<size_t> firstChangedCanary(const std::vector<uint8_t> &Region);
 
+/// \p B with every element that holds poison pattern \p Variant replaced by
+/// pattern 0, so two runs made with different poison compare equal where
+/// both left an element unwritten.
+HostBuffer normalizePoison(const HostBuffer &B, unsigned Variant);
+
+/// Elements a kernel left unwritten in both of two runs: \p Run0 was made
+/// with poison 0 and \p Run1 with poison 1, and the element still holds it.
+std::vector<bool> unwrittenInBoth(const HostBuffer &Run0,
+                                  const HostBuffer &Run1);
+
+/// \p Expected with the elements of \p Mask set to poison \p Variant: what a
+/// run with that poison must leave where the baseline writes nothing.
+HostBuffer withPoisonAt(const HostBuffer &Expected,
+                        const std::vector<bool> &Mask, unsigned Variant);
+
 struct Tolerance {
   double Rtol = 0, Atol = 0;
 };

@@ -33,9 +33,10 @@ void runSanitizers(const VerifyJob &J, JobResult &R, llvm::raw_ostream *Log);
 /// first shape set into R.NcuMetrics. Problems are warnings.
 void runNcu(const VerifyJob &J, JobResult &R, llvm::raw_ostream *Log);
 
-/// The number in "ERROR SUMMARY: N errors" of compute-sanitizer output, or
-/// -1 when there is none; \p FirstError receives the first reported error
-/// (a few lines).
+/// The number of problems compute-sanitizer reported: "ERROR SUMMARY: N
+/// errors", or racecheck's hazard count when larger (racecheck files some
+/// races as warnings); -1 when the output has no summary. \p FirstError
+/// receives the first reported problem (a few lines).
 int parseSanitizerOutput(llvm::StringRef Text, std::string *FirstError);
 
 /// Metrics of the last kernel in `ncu --csv --page raw` output: column name

@@ -3,8 +3,8 @@
 // Method (docs/engine.md): the baseline and the candidate are timed in the
 // same process, interleaved A B A B ..., each on its own buffers. Before every
 // timed launch, in-out buffers are restored from a pristine device copy,
-// outputs are overwritten, and the L2 cache is flushed by a memset of twice
-// its size; then CUDA events bracket the launch alone. After warm-up runs,
+// outputs get their poison back, and the L2 cache is flushed by a memset of
+// twice its size; then CUDA events bracket the launch alone. After warm-up runs,
 // Runs timed launches per kernel give the median and the spread (p10/p90,
 // MAD). The outputs left by the last timed launch are compared with the
 // baseline's again, so a kernel that behaves differently when timed (counts

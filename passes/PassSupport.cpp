@@ -1,0 +1,558 @@
+//===- PassSupport.cpp ----------------------------------------------------===//
+#include "PassSupport.h"
+#include "astra/Analysis/PointerAccess.h"
+#include "astra/Spec/Spec.h"
+
+#include "clang/AST/DeclTemplate.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtCXX.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <algorithm>
+
+using namespace clang;
+using namespace llvm;
+
+namespace astra {
+
+//===----------------------------------------------------------------------===//
+// Edits
+//===----------------------------------------------------------------------===//
+
+std::optional<TextEdit> makeEdit(const PassContext &PC, CharSourceRange Range,
+                                 StringRef Text) {
+  // Text that reaches the AST through a macro (its body or an argument) is
+  // never edited: the macro may use it twice, stringize it or be shared.
+  if (Range.isInvalid() || Range.getBegin().isMacroID() ||
+      Range.getEnd().isMacroID())
+    return std::nullopt;
+  const SourceManager &SM = PC.sourceManager();
+  CharSourceRange FR = Lexer::makeFileCharRange(Range, SM, PC.langOpts());
+  if (FR.isInvalid() || !PC.isEditable(FR.getAsRange()))
+    return std::nullopt;
+  unsigned B = SM.getFileOffset(FR.getBegin());
+  unsigned E = SM.getFileOffset(FR.getEnd());
+  if (E < B)
+    return std::nullopt;
+  return TextEdit{FR.getBegin(), E - B, Text.str()};
+}
+
+std::optional<TextEdit> makeTokenEdit(const PassContext &PC,
+                                      SourceRange TokenRange, StringRef Text) {
+  return makeEdit(PC, CharSourceRange::getTokenRange(TokenRange), Text);
+}
+
+std::optional<TextEdit> makeInsertBefore(const PassContext &PC,
+                                         SourceLocation Loc, StringRef Text) {
+  return makeEdit(PC, CharSourceRange::getCharRange(Loc, Loc), Text);
+}
+
+std::optional<TextEdit> makeInsertAfterToken(const PassContext &PC,
+                                             SourceLocation Loc,
+                                             StringRef Text) {
+  if (Loc.isInvalid() || Loc.isMacroID())
+    return std::nullopt;
+  SourceLocation End =
+      Lexer::getLocForEndOfToken(Loc, 0, PC.sourceManager(), PC.langOpts());
+  if (End.isInvalid())
+    return std::nullopt;
+  return makeEdit(PC, CharSourceRange::getCharRange(End, End), Text);
+}
+
+bool EditSet::addSite(const SourceManager &SM,
+                      const std::vector<TextEdit> &Site) {
+  std::vector<Entry> New;
+  for (const TextEdit &E : Site) {
+    auto [File, Offset] = SM.getDecomposedLoc(E.Begin);
+    New.push_back({File, Offset, E.Length, E.Text, E.Begin,
+                   unsigned(Edits.size() + New.size())});
+  }
+  auto Overlap = [](const Entry &A, const Entry &B) {
+    if (A.File != B.File)
+      return false;
+    // Two replacements that share a byte, or an insertion strictly inside a
+    // replacement. Insertions at either end of a replacement are fine.
+    if (A.Length && B.Length)
+      return A.Offset < B.Offset + B.Length && B.Offset < A.Offset + A.Length;
+    if (A.Length)
+      return B.Offset > A.Offset && B.Offset < A.Offset + A.Length;
+    if (B.Length)
+      return A.Offset > B.Offset && A.Offset < B.Offset + B.Length;
+    return false;
+  };
+  for (const Entry &N : New)
+    for (const Entry &O : Edits)
+      if (Overlap(N, O))
+        return false;
+  Edits.insert(Edits.end(), New.begin(), New.end());
+  return true;
+}
+
+bool EditSet::commit(PassContext &PC) const {
+  std::vector<Entry> Sorted = Edits;
+  // By file and offset; at one offset insertions first (in the order they
+  // were added), then the replacement that starts there.
+  std::stable_sort(Sorted.begin(), Sorted.end(),
+                   [](const Entry &A, const Entry &B) {
+                     if (A.File != B.File)
+                       return A.File < B.File;
+                     if (A.Offset != B.Offset)
+                       return A.Offset < B.Offset;
+                     if ((A.Length == 0) != (B.Length == 0))
+                       return A.Length == 0;
+                     return A.Order < B.Order;
+                   });
+  bool Ok = true;
+  for (size_t I = 0; I < Sorted.size();) {
+    // Merge edits that touch (the next begins where this group ends) into
+    // one replacement.
+    const Entry &First = Sorted[I];
+    unsigned End = First.Offset + First.Length;
+    std::string Text = First.Text;
+    size_t J = I + 1;
+    while (J < Sorted.size() && Sorted[J].File == First.File &&
+           Sorted[J].Offset == End) {
+      Text += Sorted[J].Text;
+      End += Sorted[J].Length;
+      ++J;
+    }
+    SourceLocation B = First.Loc;
+    Ok &= PC.replace(CharSourceRange::getCharRange(
+                         B, B.getLocWithOffset(End - First.Offset)),
+                     Text);
+    I = J;
+  }
+  return Ok;
+}
+
+//===----------------------------------------------------------------------===//
+// Template votes
+//===----------------------------------------------------------------------===//
+
+std::vector<KernelBody> kernelBodies(const FunctionDecl *FD) {
+  std::vector<KernelBody> Bodies;
+  if (const FunctionTemplateDecl *FTD = FD->getDescribedFunctionTemplate()) {
+    for (const FunctionDecl *Spec : FTD->specializations()) {
+      // Explicit specializations have their own text; only instantiations
+      // share the pattern's source locations.
+      if (!Spec->getBody() || Spec->getTemplateSpecializationKind() ==
+                                  TSK_ExplicitSpecialization)
+        continue;
+      std::string Label;
+      raw_string_ostream OS(Label);
+      PrintingPolicy PP(Spec->getASTContext().getLangOpts());
+      PP.SuppressTagKeyword = true;
+      Spec->getNameForDiagnostic(OS, PP, /*Qualified=*/false);
+      Bodies.push_back({Spec, OS.str()});
+    }
+  }
+  if (Bodies.empty())
+    Bodies.push_back({FD, ""});
+  return Bodies;
+}
+
+void SiteVotes::accept(unsigned Body, SourceLocation Loc, StringRef Kind,
+                       std::vector<TextEdit> Edits, std::string Message) {
+  Site &S = Sites[{Loc.getRawEncoding(), Kind.str()}];
+  S.Loc = Loc;
+  for (const Vote &V : S.Votes)
+    if (V.Body == Body)
+      return;
+  S.Votes.push_back({Body, true, std::move(Edits), std::move(Message)});
+}
+
+void SiteVotes::reject(unsigned Body, SourceLocation Loc, StringRef Kind,
+                       std::string Message) {
+  Site &S = Sites[{Loc.getRawEncoding(), Kind.str()}];
+  S.Loc = Loc;
+  for (Vote &V : S.Votes)
+    if (V.Body == Body) {
+      // A rejection outweighs an acceptance from the same body.
+      V = {Body, false, {}, std::move(Message)};
+      return;
+    }
+  S.Votes.push_back({Body, false, {}, std::move(Message)});
+}
+
+void SiteVotes::resolve(PassContext &PC, EditSet &ES) const {
+  const SourceManager &SM = PC.sourceManager();
+  std::vector<const Site *> Order;
+  for (const auto &KV : Sites)
+    Order.push_back(&KV.second);
+  std::stable_sort(Order.begin(), Order.end(),
+                   [&](const Site *A, const Site *B) {
+                     return SM.isBeforeInTranslationUnit(A->Loc, B->Loc);
+                   });
+  bool Template = Bodies.size() > 1 || !Bodies.front().Label.empty();
+  auto In = [&](unsigned Body) {
+    return Template ? "in " + Bodies[Body].Label + ": " : std::string();
+  };
+  for (const Site *S : Order) {
+    const Vote *Bad = nullptr;
+    for (const Vote &V : S->Votes)
+      if (!V.Ok) {
+        Bad = &V;
+        break;
+      }
+    if (Bad) {
+      PC.refused(S->Loc, In(Bad->Body) + Bad->Message);
+      continue;
+    }
+    if (S->Votes.size() < Bodies.size()) {
+      std::string Missing;
+      for (unsigned B = 0; B < Bodies.size(); ++B)
+        if (llvm::none_of(S->Votes, [&](const Vote &V) { return V.Body == B; }))
+          Missing += (Missing.empty() ? "" : ", ") + Bodies[B].Label;
+      PC.refused(S->Loc, "the code is not part of every instantiation (not "
+                         "in " + Missing + "); the pattern cannot be "
+                         "shown correct for all of them");
+      continue;
+    }
+    const Vote &First = S->Votes.front();
+    const Vote *Differs = nullptr;
+    for (const Vote &V : S->Votes)
+      if (V.Edits != First.Edits) {
+        Differs = &V;
+        break;
+      }
+    if (Differs) {
+      PC.refused(S->Loc, "instantiations " + Bodies[First.Body].Label +
+                             " and " + Bodies[Differs->Body].Label +
+                             " need different rewrites here");
+      continue;
+    }
+    if (!ES.addSite(SM, First.Edits)) {
+      PC.refused(S->Loc, "the rewrite overlaps another rewrite of this pass; "
+                         "run the pass again to apply it");
+      continue;
+    }
+    PC.fired(S->Loc, First.Message);
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// AST queries
+//===----------------------------------------------------------------------===//
+
+std::string cudaBuiltinIndex(const Expr *E) {
+  if (!E)
+    return "";
+  E = E->IgnoreParenImpCasts();
+  const auto *POE = dyn_cast<PseudoObjectExpr>(E);
+  if (!POE)
+    return "";
+  const auto *PRE =
+      dyn_cast<MSPropertyRefExpr>(POE->getSyntacticForm()->IgnoreParens());
+  if (!PRE)
+    return "";
+  const Expr *Base = PRE->getBaseExpr()->IgnoreParenImpCasts();
+  if (const auto *OVE = dyn_cast<OpaqueValueExpr>(Base))
+    Base = OVE->getSourceExpr()->IgnoreParenImpCasts();
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Base);
+  if (!DRE)
+    return "";
+  StringRef Var = DRE->getDecl()->getName();
+  if (Var != "threadIdx" && Var != "blockIdx" && Var != "blockDim" &&
+      Var != "gridDim")
+    return "";
+  StringRef Field = PRE->getPropertyDecl()->getName();
+  if (Field != "x" && Field != "y" && Field != "z")
+    return "";
+  return (Var + "." + Field).str();
+}
+
+bool isSystemFunction(const SourceManager &SM, const FunctionDecl *FD) {
+  if (!FD)
+    return false;
+  const FunctionDecl *First = FD->getFirstDecl();
+  SourceLocation Loc = First->getLocation();
+  if (Loc.isInvalid())
+    return FD->getBuiltinID() != 0;
+  return SM.isInSystemHeader(SM.getExpansionLoc(Loc));
+}
+
+StringRef systemCalleeName(const SourceManager &SM, const CallExpr *CE) {
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  if (!FD || !FD->getIdentifier() || !isSystemFunction(SM, FD))
+    return "";
+  const DeclContext *DC = FD->getDeclContext()->getRedeclContext();
+  if (!DC->isTranslationUnit() && !DC->isStdNamespace())
+    return "";
+  return FD->getName();
+}
+
+namespace {
+
+bool isBarrierName(StringRef N) {
+  return N.starts_with("__syncthreads") || N == "__syncwarp" ||
+         N == "__barrier_sync" || N.starts_with("__nvvm_bar") ||
+         N.starts_with("__nvvm_barrier") ||
+         N == "sync" || N == "barrier_wait" || N == "arrive_and_wait";
+}
+
+/// Whether a statement contains a barrier, looking into user functions it
+/// calls (a block reduction helper usually holds the __syncthreads()).
+class BarrierFinder : public RecursiveASTVisitor<BarrierFinder> {
+public:
+  BarrierFinder(const SourceManager &SM, unsigned Depth,
+                DenseMap<const FunctionDecl *, bool> &Memo)
+      : SM(SM), Depth(Depth), Memo(Memo) {}
+
+  bool VisitCallExpr(CallExpr *CE) {
+    if (callIsBarrier(CE)) {
+      Found = true;
+      return false;
+    }
+    return true;
+  }
+  bool VisitGCCAsmStmt(GCCAsmStmt *S) {
+    StringRef Asm = S->getAsmString();
+    if (Asm.contains("bar.") || Asm.contains("barrier"))
+      Found = true;
+    return !Found;
+  }
+
+  bool callIsBarrier(const CallExpr *CE) {
+    const FunctionDecl *FD = CE->getDirectCallee();
+    if (!FD) {
+      // Unresolved (dependent) call: judge by name.
+      if (const auto *ULE =
+              dyn_cast<UnresolvedLookupExpr>(CE->getCallee()->IgnoreImplicit()))
+        return isBarrierName(ULE->getName().getAsString());
+      if (const auto *ME = dyn_cast<CXXDependentScopeMemberExpr>(
+              CE->getCallee()->IgnoreImplicit()))
+        return isBarrierName(ME->getMember().getAsString());
+      return false;
+    }
+    if (FD->getIdentifier() && isBarrierName(FD->getName()))
+      return true;
+    if (isSystemFunction(SM, FD) || Depth >= 8)
+      return false;
+    const FunctionDecl *Def = nullptr;
+    if (!FD->hasBody(Def))
+      return false;
+    auto It = Memo.find(Def);
+    if (It != Memo.end())
+      return It->second;
+    Memo[Def] = false; // Recursion guard.
+    BarrierFinder Sub(SM, Depth + 1, Memo);
+    Sub.TraverseStmt(Def->getBody());
+    Memo[Def] = Sub.Found;
+    return Sub.Found;
+  }
+
+  const SourceManager &SM;
+  unsigned Depth;
+  DenseMap<const FunctionDecl *, bool> &Memo;
+  bool Found = false;
+};
+
+} // namespace
+
+bool isBarrierCall(const SourceManager &SM, const Stmt *S) {
+  DenseMap<const FunctionDecl *, bool> Memo;
+  BarrierFinder BF(SM, 0, Memo);
+  if (const auto *CE = dyn_cast_or_null<CallExpr>(S))
+    return BF.callIsBarrier(CE);
+  if (const auto *AS = dyn_cast_or_null<GCCAsmStmt>(S)) {
+    BF.VisitGCCAsmStmt(const_cast<GCCAsmStmt *>(AS));
+    return BF.Found;
+  }
+  return false;
+}
+
+namespace {
+
+/// Launches of one kernel, and uses of it that are not launches.
+class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
+public:
+  explicit LaunchFinder(const FunctionDecl *K) : K(K->getCanonicalDecl()) {}
+  bool shouldVisitTemplateInstantiations() const { return true; }
+
+  bool isKernel(const FunctionDecl *FD) const {
+    const FunctionDecl *P = FD->getTemplateInstantiationPattern();
+    return (P ? P : FD)->getCanonicalDecl() == K;
+  }
+
+  bool TraverseFunctionDecl(FunctionDecl *FD) {
+    const FunctionDecl *Saved = Current;
+    Current = FD;
+    bool R = RecursiveASTVisitor::TraverseFunctionDecl(FD);
+    Current = Saved;
+    return R;
+  }
+
+  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
+    const Expr *Callee = E->getCallee()->IgnoreImplicit();
+    if (const FunctionDecl *FD = E->getDirectCallee()) {
+      if (isKernel(FD)) {
+        R.Launches.push_back(E);
+        CalleeRefs.insert(Callee);
+      }
+      return true;
+    }
+    const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee);
+    if (!ULE || ULE->getName().getAsString() != K->getNameAsString())
+      return true;
+    // A dependent launch inside a function template: the instantiations,
+    // visited too, show it resolved. Only a template that is never
+    // instantiated here leaves it unknown.
+    const FunctionTemplateDecl *FTD =
+        Current ? Current->getDescribedFunctionTemplate() : nullptr;
+    bool Instantiated = false;
+    if (FTD)
+      for (const FunctionDecl *S : FTD->specializations())
+        Instantiated |= S->getBody() != nullptr;
+    if (!Instantiated && !R.Unresolved)
+      R.Unresolved = E;
+    return true;
+  }
+
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    if (auto *FD = dyn_cast<FunctionDecl>(E->getDecl()))
+      if (isKernel(FD) && !CalleeRefs.count(E) && !R.AddressTaken)
+        R.AddressTaken = E;
+    return true;
+  }
+
+  const FunctionDecl *K;
+  const FunctionDecl *Current = nullptr;
+  SmallPtrSet<const Expr *, 8> CalleeRefs;
+  KernelLaunches R;
+};
+
+} // namespace
+
+KernelLaunches findLaunches(ASTContext &Ctx, const FunctionDecl *Kernel) {
+  LaunchFinder LF(Kernel);
+  LF.TraverseDecl(Ctx.getTranslationUnitDecl());
+  return LF.R;
+}
+
+bool launchArgsMayAlias(const CUDAKernelCallExpr *E, unsigned I, unsigned J) {
+  auto BI = pointerBases(E->getArg(I));
+  auto BJ = pointerBases(E->getArg(J));
+  if (BI.empty() || BJ.empty())
+    return true; // Unknown origin (a call, a member): assume the worst.
+  for (const VarDecl *V : BI)
+    if (BJ.count(V))
+      return true;
+  return false;
+}
+
+const VarDecl *lvalueVar(const Expr *E) {
+  while (E) {
+    E = E->IgnoreParenImpCasts();
+    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
+      if (ME->isArrow())
+        return nullptr;
+      E = ME->getBase();
+      continue;
+    }
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
+      return dyn_cast<VarDecl>(DRE->getDecl());
+    return nullptr;
+  }
+  return nullptr;
+}
+
+bool mayModify(const Stmt *S, const VarDecl *V) {
+  if (!S)
+    return false;
+  if (const auto *BO = dyn_cast<BinaryOperator>(S))
+    if (BO->isAssignmentOp() && lvalueVar(BO->getLHS()) == V)
+      return true;
+  if (const auto *UO = dyn_cast<UnaryOperator>(S))
+    if ((UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf) &&
+        lvalueVar(UO->getSubExpr()) == V)
+      return true;
+  if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(S)) {
+    const CXXMethodDecl *MD = MCE->getMethodDecl();
+    if ((!MD || !MD->isConst()) &&
+        lvalueVar(MCE->getImplicitObjectArgument()) == V)
+      return true;
+  }
+  if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(S))
+    if (OCE->isAssignmentOp() && OCE->getNumArgs() &&
+        lvalueVar(OCE->getArg(0)) == V)
+      return true;
+  if (const auto *CE = dyn_cast<CallExpr>(S))
+    for (const Expr *A : CE->arguments())
+      if (A->isLValue() && lvalueVar(A) == V)
+        return true; // Possibly by non-const reference.
+  if (const auto *DS = dyn_cast<DeclStmt>(S))
+    for (const Decl *D : DS->decls())
+      if (const auto *RV = dyn_cast<VarDecl>(D))
+        if (RV->getType()->isReferenceType() &&
+            !RV->getType().getNonReferenceType().isConstQualified() &&
+            RV->getInit() && lvalueVar(RV->getInit()) == V)
+          return true;
+  if (const auto *L = dyn_cast<LambdaExpr>(S))
+    for (const LambdaCapture &C : L->captures())
+      if (C.capturesVariable() && C.getCaptureKind() == LCK_ByRef &&
+          C.getCapturedVar() == V)
+        return true;
+  for (const Stmt *C : S->children())
+    if (mayModify(C, V))
+      return true;
+  return false;
+}
+
+/// Whether a spec entry named \p N describes kernel \p K (or one of its
+/// instantiations).
+static bool describes(StringRef N, const KernelInfo &K) {
+  if (N == K.QualifiedName || N == K.Name)
+    return true;
+  return (N.consume_front(K.QualifiedName) || N.consume_front(K.Name)) &&
+         N.ltrim().starts_with("<");
+}
+
+std::vector<const KernelSpec *> specsOf(const PassOptions &O,
+                                        const KernelInfo &K) {
+  // PassOptions::Spec belongs to the kernel a request is about; a request
+  // over a whole file must not apply it to the file's other kernels.
+  if (O.Spec)
+    return O.Spec->Kernel.empty() || describes(O.Spec->Kernel, K)
+               ? std::vector<const KernelSpec *>{O.Spec}
+               : std::vector<const KernelSpec *>{};
+  std::vector<const KernelSpec *> Out;
+  if (!O.Specs)
+    return Out;
+  for (const KernelSpec &S : O.Specs->Kernels)
+    if (describes(S.Kernel, K))
+      Out.push_back(&S);
+  return Out;
+}
+
+static std::string withoutBlanks(StringRef S) {
+  std::string R;
+  for (char C : S)
+    if (C != ' ' && C != '\t')
+      R += C;
+  return R;
+}
+
+const KernelSpec *specForBody(const std::vector<const KernelSpec *> &Specs,
+                              StringRef Label) {
+  if (Specs.size() == 1)
+    return Specs.front();
+  std::string Want = withoutBlanks(Label);
+  for (const KernelSpec *S : Specs) {
+    std::string Have = withoutBlanks(S->Kernel);
+    // Spec names may be qualified; labels are not.
+    if (Have == Want || StringRef(Have).ends_with("::" + Want))
+      return S;
+  }
+  return nullptr;
+}
+
+std::string posText(const PassContext &PC, SourceLocation Loc) {
+  return makePos(PC.sourceManager(), Loc).str();
+}
+
+} // namespace astra

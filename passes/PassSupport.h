@@ -1,0 +1,196 @@
+//===- PassSupport.h - Edits and template votes shared by passes -*- C++ -*-===//
+//
+// Helpers for passes that rewrite expressions inside a kernel body:
+//
+//  - TextEdit / EditSet: edits are collected per site (a site's edits apply
+//    all together or not at all) and merged before they reach PassContext,
+//    because nested sites (`a / b / c`, `__fdividef(` before `__expf`) put
+//    several insertions at one offset, which tooling::Replacements refuses.
+//  - kernelBodies / SiteVotes: a template kernel is edited in its pattern, but
+//    only its instantiations show the types. Every instantiation votes on each
+//    site (keyed by source location, which instantiations share with the
+//    pattern); a site is rewritten only when every instantiation accepts it
+//    with the same edits.
+//  - Small AST queries several passes need (CUDA builtin index variables,
+//    functions from system headers, barriers).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_PASSES_PASSSUPPORT_H
+#define ASTRA_PASSES_PASSSUPPORT_H
+
+#include "astra/Rewrite/Pass.h"
+
+#include "clang/AST/Expr.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/Basic/SourceLocation.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace astra {
+
+/// One edit of file text: \p Length bytes at \p Begin (a file location)
+/// become \p Text. Length 0 is an insertion.
+struct TextEdit {
+  clang::SourceLocation Begin;
+  unsigned Length = 0;
+  std::string Text;
+  bool operator==(const TextEdit &O) const {
+    return Begin == O.Begin && Length == O.Length && Text == O.Text;
+  }
+};
+
+/// Edit of a char range; nullopt when the range is not plain, editable file
+/// text (macro expansions, system headers, a range across files).
+std::optional<TextEdit> makeEdit(const PassContext &PC,
+                                 clang::CharSourceRange Range,
+                                 llvm::StringRef Text);
+std::optional<TextEdit> makeTokenEdit(const PassContext &PC,
+                                      clang::SourceRange TokenRange,
+                                      llvm::StringRef Text);
+std::optional<TextEdit> makeInsertBefore(const PassContext &PC,
+                                         clang::SourceLocation Loc,
+                                         llvm::StringRef Text);
+std::optional<TextEdit> makeInsertAfterToken(const PassContext &PC,
+                                             clang::SourceLocation Loc,
+                                             llvm::StringRef Text);
+
+/// The edits of one pass over one kernel, merged before they are handed to
+/// PassContext.
+class EditSet {
+public:
+  /// Adds the edits of one site. Returns false, adding nothing, when one of
+  /// them overlaps an edit of an earlier site. Insertions at the offset where
+  /// another edit begins are kept in the order added, before that edit.
+  bool addSite(const clang::SourceManager &SM,
+               const std::vector<TextEdit> &Edits);
+  /// Hands the merged edits to \p PC (one replacement per group of touching
+  /// edits). Returns false when PassContext refused one.
+  bool commit(PassContext &PC) const;
+  bool empty() const { return Edits.empty(); }
+
+private:
+  struct Entry {
+    clang::FileID File;
+    unsigned Offset, Length;
+    std::string Text;
+    clang::SourceLocation Loc;
+    unsigned Order;
+  };
+  std::vector<Entry> Edits;
+};
+
+/// A body that shows the kernel's types: an instantiation of a template
+/// kernel (Label "scale<float>") or the kernel itself (Label empty).
+struct KernelBody {
+  const clang::FunctionDecl *FD = nullptr;
+  std::string Label;
+};
+
+/// The instantiations of a template kernel that have bodies, or the kernel's
+/// own definition when it is not a template or is never instantiated (then
+/// type-dependent code stays unresolved and passes refuse it).
+std::vector<KernelBody> kernelBodies(const clang::FunctionDecl *FD);
+
+/// Collects each body's decision per site, then rewrites the sites every body
+/// accepts with identical edits.
+class SiteVotes {
+public:
+  explicit SiteVotes(std::vector<KernelBody> Bodies)
+      : Bodies(std::move(Bodies)) {}
+
+  /// Body \p Body would rewrite the site at \p Loc with \p Edits.
+  void accept(unsigned Body, clang::SourceLocation Loc, llvm::StringRef Kind,
+              std::vector<TextEdit> Edits, std::string Message);
+  /// Body \p Body cannot rewrite the site at \p Loc.
+  void reject(unsigned Body, clang::SourceLocation Loc, llvm::StringRef Kind,
+              std::string Message);
+  /// Records fired/refused explanations and adds accepted sites to \p ES, in
+  /// source order.
+  void resolve(PassContext &PC, EditSet &ES) const;
+
+  const std::vector<KernelBody> &bodies() const { return Bodies; }
+
+private:
+  struct Vote {
+    unsigned Body;
+    bool Ok;
+    std::vector<TextEdit> Edits;
+    std::string Message;
+  };
+  struct Site {
+    clang::SourceLocation Loc;
+    std::vector<Vote> Votes;
+  };
+  std::vector<KernelBody> Bodies;
+  std::map<std::pair<unsigned, std::string>, Site> Sites;
+};
+
+/// Which CUDA builtin index variable an expression reads, as "threadIdx.x",
+/// "blockDim.y", ...; empty when it is none of them.
+std::string cudaBuiltinIndex(const clang::Expr *E);
+
+/// True when \p FD is declared in a system header (the CUDA headers, clang's
+/// CUDA wrappers, libm), i.e. it is the library function and not a user
+/// function that happens to share its name.
+bool isSystemFunction(const clang::SourceManager &SM,
+                      const clang::FunctionDecl *FD);
+
+/// The name of a function called through \p CE when it is a system function
+/// (see isSystemFunction) at namespace scope (global or std); else empty.
+llvm::StringRef systemCalleeName(const clang::SourceManager &SM,
+                                 const clang::CallExpr *CE);
+
+/// True for calls that synchronize threads of a block or warp
+/// (__syncthreads*, __syncwarp, __barrier_sync, cooperative-groups sync(),
+/// bar/barrier inline asm).
+bool isBarrierCall(const clang::SourceManager &SM, const clang::Stmt *S);
+
+/// The launches of a kernel that this translation unit shows.
+struct KernelLaunches {
+  /// Launches whose callee is the kernel or one of its instantiations
+  /// (including launches in instantiated function templates).
+  std::vector<const clang::CUDAKernelCallExpr *> Launches;
+  /// A launch, in a template never instantiated here, that names the kernel
+  /// through a dependent callee: its arguments are unknown.
+  const clang::CUDAKernelCallExpr *Unresolved = nullptr;
+  /// A use of the kernel other than as a launch callee (its address taken,
+  /// e.g. for cudaLaunchKernel): launches through it are not visible.
+  const clang::Expr *AddressTaken = nullptr;
+};
+KernelLaunches findLaunches(clang::ASTContext &Ctx,
+                            const clang::FunctionDecl *Kernel);
+
+/// Whether launch arguments \p I and \p J may point into one buffer: they may
+/// unless both are computed from known variables and share none.
+bool launchArgsMayAlias(const clang::CUDAKernelCallExpr *E, unsigned I,
+                        unsigned J);
+
+/// The variable an lvalue names, through member accesses (`b.x` names `b`);
+/// null when it is not a variable.
+const clang::VarDecl *lvalueVar(const clang::Expr *E);
+
+/// Whether \p S may change \p V: assigned (or a member of it), incremented,
+/// its address taken, bound to a non-const reference, passed as an lvalue to
+/// a call or a non-const method called on it.
+bool mayModify(const clang::Stmt *S, const clang::VarDecl *V);
+
+/// The workload specs that describe \p K: PassOptions::Spec when set, else
+/// every entry of PassOptions::Specs named after the kernel or one of its
+/// instantiations ("scale<float>").
+std::vector<const KernelSpec *> specsOf(const PassOptions &O,
+                                        const KernelInfo &K);
+
+/// The entry of \p Specs for one instantiation (Label "scale<float>"),
+/// comparing names without blanks; the only entry when there is one.
+const KernelSpec *specForBody(const std::vector<const KernelSpec *> &Specs,
+                              llvm::StringRef Label);
+
+/// "<file:line:col>" of \p Loc for messages.
+std::string posText(const PassContext &PC, clang::SourceLocation Loc);
+
+} // namespace astra
+
+#endif
