@@ -64,14 +64,29 @@ const PassTraits *traitsOf(StringRef Name) {
 /// The canonical order passes are composed in: structure first (loops,
 /// reductions), then access paths, then arithmetic, then annotations.
 int pipelineOrder(StringRef Name) {
-  static const char *Order[] = {"grid-stride", "warp-reduce", "hoist",
-                                "vectorize",   "restrict-const", "ldg",
-                                "fast-math",   "unroll", "index32",
+  // restrict-const first: its __restrict__ is what lets vectorize, ldg and
+  // hoist prove that buffers do not overlap.
+  static const char *Order[] = {"restrict-const", "grid-stride", "warp-reduce",
+                                "hoist",          "vectorize",   "ldg",
+                                "fast-math",      "unroll",      "index32",
                                 "launch-bounds"};
   for (unsigned I = 0; I < std::size(Order); ++I)
     if (Name == Order[I])
       return I;
   return 100;
+}
+
+/// \p P with the passes each one needs first (KernelFacts::Prerequisites).
+std::vector<std::string> withPrerequisites(const KernelFacts &F,
+                                           std::vector<std::string> P) {
+  for (size_t I = 0; I < P.size(); ++I) {
+    auto It = F.Prerequisites.find(P[I]);
+    if (It != F.Prerequisites.end())
+      for (const std::string &Q : It->second)
+        if (!is_contained(P, Q))
+          P.push_back(Q);
+  }
+  return P;
 }
 
 std::vector<std::string> canonical(std::vector<std::string> P) {
@@ -103,10 +118,6 @@ std::vector<std::string> OfflinePlanner::rank(const KernelFacts &F,
   for (const auto &[Pass, Sites] : F.ApplicablePasses)
     if (allowed(Pass) && traitsOf(Pass))
       Out.push_back(Pass);
-  // vectorize usually applies only after grid-stride: keep it in play.
-  if (is_contained(Out, "grid-stride") && !is_contained(Out, "vectorize") &&
-      allowed("vectorize"))
-    Out.push_back("vectorize");
   std::stable_sort(Out.begin(), Out.end(), [&](const std::string &A,
                                                const std::string &B) {
     const PassTraits *TA = traitsOf(A), *TB = traitsOf(B);
@@ -138,14 +149,10 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
     const PassTraits *T = traitsOf(Pass);
     return std::string(T ? T->Why : "");
   };
-  // A pass on its own; vectorize comes with grid-stride when it needs it.
+  // A pass on its own, with the passes it needs first.
   auto Single = [&](const std::string &Pass) {
     Plan P;
-    if (Pass == "vectorize" && !F.ApplicablePasses.count("vectorize") &&
-        F.ApplicablePasses.count("grid-stride"))
-      P.Passes = {"grid-stride", "vectorize"};
-    else
-      P.Passes = {Pass};
+    P.Passes = canonical(withPrerequisites(F, {Pass}));
     P.Rationale = (Memory ? "memory-bound: " : "compute-bound: ") + WhyOf(Pass);
     return P;
   };
@@ -175,11 +182,7 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
       if (FromPasses) {
         P.Passes = Base;
         P.Passes.push_back(Pass);
-        if (Pass == "vectorize" && !is_contained(Base, "grid-stride") &&
-            !F.ApplicablePasses.count("vectorize") &&
-            F.ApplicablePasses.count("grid-stride"))
-          P.Passes.push_back("grid-stride");
-        P.Passes = canonical(P.Passes);
+        P.Passes = canonical(withPrerequisites(F, P.Passes));
         P.Params = C->Params;
       } else {
         P.ParentId = C->Id;
@@ -215,6 +218,15 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
         for (const std::string &Q : C->Lineage)
           if (Q != Pass)
             P.Passes.push_back(Q);
+        // Dropping an enabler drops what depends on it, too.
+        P.Passes.erase(
+            std::remove_if(P.Passes.begin(), P.Passes.end(),
+                           [&](const std::string &Q) {
+                             auto It = F.Prerequisites.find(Q);
+                             return It != F.Prerequisites.end() &&
+                                    is_contained(It->second, Pass);
+                           }),
+            P.Passes.end());
         P.Params = C->Params;
         P.Rationale = "drop " + Pass + " from " + C->Id +
                       " to see whether it costs time";

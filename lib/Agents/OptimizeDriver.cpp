@@ -243,6 +243,43 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
       else if (!Refused.empty())
         Facts.RefusedPasses[P.Pass] = Refused;
     }
+    // Passes that refused alone may fire once the enabling passes (which
+    // prove no-alias or make the loop) have run: probe those again on top.
+    std::vector<std::string> Enablers, Retry;
+    for (const char *E : {"restrict-const", "grid-stride"})
+      if (Facts.ApplicablePasses.count(E))
+        Enablers.push_back(E);
+    for (const std::string &P : AllPassNames)
+      if (!Facts.ApplicablePasses.count(P))
+        Retry.push_back(P);
+    if (!Enablers.empty() && !Retry.empty()) {
+      RewriteRequest Enable = Probe;
+      Enable.Passes = Enablers;
+      auto Enabled = runRewrite(Enable);
+      if (Enabled && Enabled->changed()) {
+        RewriteRequest Again = Probe;
+        Again.Passes = Retry;
+        Again.Overlay = Enabled->Rewritten;
+        if (auto Later = probePasses(Again)) {
+          for (const PassProbe &P : *Later) {
+            if (!P.WouldChange)
+              continue;
+            std::vector<std::string> Fired;
+            for (const Explanation &E : P.Explanations)
+              if (E.Fired)
+                Fired.push_back(E.Pos.str() + ": " + E.Message + " (after " +
+                                join(Enablers, ", ") + ")");
+            Facts.ApplicablePasses[P.Pass] = Fired;
+            Facts.RefusedPasses.erase(P.Pass);
+            Facts.Prerequisites[P.Pass] = Enablers;
+          }
+        } else {
+          consumeError(Later.takeError());
+        }
+      } else if (!Enabled) {
+        consumeError(Enabled.takeError());
+      }
+    }
     if (auto KT = findKernelText(*Cmd, {}, KI->QualifiedName))
       Facts.Source = KT->Definition;
     else
@@ -345,8 +382,6 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
             A.Outcome = "compile error: " + A.E.Detail;
           }
         }
-        FO.StaticNotes.push_back(R.Kernel + ": " + P.label() + ": " +
-                                 A.Outcome);
         History.push_back(A);
         R.Outcome.Attempts.push_back(std::move(A));
       }

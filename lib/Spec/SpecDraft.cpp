@@ -10,6 +10,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/raw_ostream.h"
 
 using namespace clang;
 using namespace llvm;
@@ -375,6 +376,18 @@ std::string draftEntry(ASTContext &Ctx, const SpecTarget &T) {
       Launch = E;
       break;
     }
+  // A launch of another instantiation of a template kernel is only a hint
+  // for this one (its sizes may depend on the template arguments): its
+  // values are kept, but as TODOs a person has to confirm.
+  std::string OtherInstantiation;
+  if (Launch && K.isTemplate() && Launch->getDirectCallee() &&
+      Launch->getDirectCallee()->getCanonicalDecl() != FD->getCanonicalDecl()) {
+    PrintingPolicy PP(Ctx.getLangOpts());
+    PP.SuppressTagKeyword = true;
+    raw_string_ostream OS(OtherInstantiation);
+    Launch->getDirectCallee()->getNameForDiagnostic(OS, PP,
+                                                    /*Qualified=*/false);
+  }
   Line LaunchLine;
   if (!Launch) {
     LaunchLine = {"\"launch\": {\"grid\": \"TODO\", \"block\": \"TODO\", "
@@ -405,6 +418,9 @@ std::string draftEntry(ASTContext &Ctx, const SpecTarget &T) {
       else if (auto S = LT.expr(A))
         D = std::vector<std::string>{*S};
       if (D) {
+        if (!OtherInstantiation.empty())
+          for (std::string &X : *D)
+            X = "TODO: " + X;
         Parts.push_back(quote(Fields[I]) + ": " + dimsJson(*D));
         continue;
       }
@@ -417,6 +433,10 @@ std::string draftEntry(ASTContext &Ctx, const SpecTarget &T) {
     }
     SourcePos Pos = makePos(Ctx.getSourceManager(), Launch->getBeginLoc());
     std::string Comment = "from the launch at " + Pos.str();
+    if (!OtherInstantiation.empty())
+      Comment = "from the launch of '" + OtherInstantiation + "' at " +
+                Pos.str() + "; TODO: that is another instantiation; check "
+                "that this one is launched the same way";
     if (!Todo.empty())
       Comment += "; TODO: write in terms of the shape variables (" +
                  join(Todo, "; ") + ")";
@@ -484,8 +504,9 @@ std::string draftEntry(ASTContext &Ctx, const SpecTarget &T) {
         Comment += "; looks like CSR column indices";
       } else if (IntType && IndexLike) {
         Init = "indices_into(TODO: n)";
-        Comment += "; its values index another buffer: n is that "
-                   "buffer's length";
+        Comment += "; its values index another buffer: they are drawn "
+                   "from [0, n), so n is the number of valid indices (rows "
+                   "of that buffer, for a row index)";
       } else if (ST && !ST->Any) {
         Init = defaultGenerator(ST->Type).Text;
       }

@@ -10,7 +10,15 @@ config.suffixes = [".cu", ".test"]
 config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 
-tools = os.environ.get("ASTRA_TOOLS_DIR", config.astra_tools_dir)
+# From a build tree lit.site.cfg.py sets these; from the portable bundle
+# (lit run on <bundle>/test/gpu directly) the bundle is the source root and
+# ASTRA_TOOLS_DIR (default <bundle>/bin) holds clang-astra and FileCheck.
+bundle = os.path.dirname(os.path.dirname(config.test_source_root))
+if not getattr(config, "astra_src_root", None):
+    config.astra_src_root = bundle
+tools = os.environ.get("ASTRA_TOOLS_DIR",
+                       getattr(config, "astra_tools_dir", None) or
+                       os.path.join(bundle, "bin"))
 path = [tools]
 if getattr(config, "llvm_tools_dir", None):
     path.append(config.llvm_tools_dir)

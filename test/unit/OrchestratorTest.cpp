@@ -276,7 +276,10 @@ TEST(OfflinePlanner, FirstRoundCombinesThenRanksSinglePasses) {
   KernelFacts F;
   F.Kernel = "k";
   F.ApplicablePasses = {{"fast-math", {}}, {"restrict-const", {}},
-                        {"grid-stride", {}}, {"unroll", {}}};
+                        {"grid-stride", {}}, {"unroll", {}},
+                        {"vectorize", {}}};
+  // vectorize fired only on top of restrict-const and grid-stride.
+  F.Prerequisites = {{"vectorize", {"restrict-const", "grid-stride"}}};
   Evaluation Base;
   PlanningState St;
   St.Facts = &F;
@@ -285,12 +288,11 @@ TEST(OfflinePlanner, FirstRoundCombinesThenRanksSinglePasses) {
   OfflinePlanner P;
   std::vector<Plan> Plans = P.propose(St, 4);
   ASSERT_EQ(Plans.size(), 4u);
-  // All applicable passes in dependency order, vectorize pulled in by
-  // grid-stride.
+  // All applicable passes in dependency order.
   EXPECT_EQ(join(Plans[0].Passes, ","),
-            "grid-stride,vectorize,restrict-const,fast-math,unroll");
-  // Memory-bound order: vectorize (with grid-stride) first.
-  EXPECT_EQ(join(Plans[1].Passes, ","), "grid-stride,vectorize");
+            "restrict-const,grid-stride,vectorize,fast-math,unroll");
+  // Memory-bound order: vectorize (with what it needs) first.
+  EXPECT_EQ(join(Plans[1].Passes, ","), "restrict-const,grid-stride,vectorize");
   EXPECT_EQ(join(Plans[2].Passes, ","), "grid-stride");
   EXPECT_EQ(join(Plans[3].Passes, ","), "restrict-const");
 
@@ -330,6 +332,36 @@ TEST(OfflinePlanner, LaterRoundsGrowVaryAndAblateTheBest) {
   EXPECT_TRUE(is_contained(Labels, "vectorize+fast-math(vectorize.bytes=8)"));
   EXPECT_TRUE(is_contained(Labels, "fast-math")); // Ablation: drop vectorize.
   EXPECT_TRUE(is_contained(Labels, "vectorize")); // Ablation: drop fast-math.
+}
+
+TEST(OfflinePlanner, DroppingAnEnablerDropsWhatNeedsIt) {
+  KernelFacts F;
+  F.ApplicablePasses = {{"restrict-const", {}}, {"vectorize", {}},
+                        {"fast-math", {}}};
+  F.Prerequisites = {{"vectorize", {"restrict-const"}}};
+  Evaluation Base, Good;
+  ShapeTiming T;
+  T.BaselineUs = 10;
+  T.CandidateUs = 5;
+  Good.S = Evaluation::Status::Verified;
+  Good.Timings = {T};
+  Candidate Best;
+  Best.Id = "r1c1";
+  Best.Origin = "passes";
+  Best.Lineage = {"restrict-const", "vectorize", "fast-math"};
+  PlanningState St;
+  St.Facts = &F;
+  St.Round = 2;
+  St.Baseline = &Base;
+  St.Beam = {{&Best, &Good}};
+  OfflinePlanner P;
+  std::vector<std::string> Labels;
+  for (const Plan &Pl : P.propose(St, 20))
+    Labels.push_back(Pl.label());
+  EXPECT_TRUE(is_contained(Labels, "vectorize+fast-math") == false)
+      << "vectorize without restrict-const does not fire";
+  EXPECT_TRUE(is_contained(Labels, "fast-math"));
+  EXPECT_TRUE(is_contained(Labels, "restrict-const+vectorize"));
 }
 
 TEST(OfflinePlanner, RespectsTheAllowedPasses) {

@@ -12,6 +12,7 @@
 #include "astra/Spec/Spec.h"
 #include "astra/Spec/SpecCheck.h"
 
+#include "clang/AST/DeclTemplate.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -133,14 +134,16 @@ static int runCheckSpec(const Session &S) {
   std::string Shown = displayPath(File);
 
   int Status = 0;
-  std::vector<const KernelInfo *> Covered;
+  // What the entries name: a kernel, or one instantiation of a template.
+  std::vector<std::pair<const KernelInfo *, const clang::FunctionDecl *>>
+      Covered;
   for (KernelSpec *K : Entries) {
     auto T = findSpecTarget(Kernels, K->Kernel, Shown);
     if (!T) {
       Status = reportError(K->where("") + toString(T.takeError()));
       continue;
     }
-    Covered.push_back(T->Kernel);
+    Covered.push_back({T->Kernel, T->Function});
     if (Error E = checkSpecAgainstKernel(*K, *T->Kernel)) {
       Status = reportError(std::move(E));
       continue;
@@ -160,11 +163,33 @@ static int runCheckSpec(const Session &S) {
     if (Printed)
       outs() << Out;
   }
+  // Kernels without an entry; a template needs one per instantiation, so
+  // each instantiation without one is noted by its name.
   if (KernelName.empty())
-    for (const KernelInfo &KI : Kernels)
-      if (!is_contained(Covered, &KI) && KI.InMainFile)
-        note(Shown + ": kernel '" + KI.QualifiedName +
-             "' has no spec entry; it cannot be verified or profiled");
+    for (const KernelInfo &KI : Kernels) {
+      if (!KI.InMainFile)
+        continue;
+      std::vector<std::pair<const clang::FunctionDecl *, std::string>> Units;
+      if (const clang::FunctionTemplateDecl *FTD =
+              KI.Decl ? KI.Decl->getDescribedFunctionTemplate() : nullptr) {
+        clang::PrintingPolicy PP(KI.Decl->getASTContext().getLangOpts());
+        PP.SuppressTagKeyword = true;
+        for (const clang::FunctionDecl *FD : FTD->specializations()) {
+          std::string Name;
+          raw_string_ostream OS(Name);
+          FD->getNameForDiagnostic(OS, PP, /*Qualified=*/false);
+          Units.push_back({FD, Name});
+        }
+      }
+      if (Units.empty())
+        Units.push_back({KI.Decl, KI.QualifiedName});
+      for (auto &[FD, Name] : Units)
+        if (!any_of(Covered, [&, FD = FD](const auto &C) {
+              return C.first == &KI && (!KI.isTemplate() || C.second == FD);
+            }))
+          note(Shown + ": kernel '" + Name +
+               "' has no spec entry; it cannot be verified or profiled");
+    }
   return Status;
 }
 

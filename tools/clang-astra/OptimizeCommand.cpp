@@ -89,6 +89,9 @@ static int runOptimize(const Session &S) {
     }
     for (KernelReport &R : FO.Kernels) {
       printKernelSummary(errs(), R);
+      if (Opts.Static) // What would be tried, and whether it compiles.
+        for (const Attempt &A : R.Outcome.Attempts)
+          errs() << "  static: " << A.P.label() << ": " << A.Outcome << "\n";
       if (!R.Error.empty())
         Status = 1;
       All.push_back(R);

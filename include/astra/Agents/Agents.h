@@ -32,6 +32,10 @@ struct KernelFacts {
   std::map<std::string, std::vector<std::string>> ApplicablePasses;
   /// Passes that refused, with their reasons (for prompts and reports).
   std::map<std::string, std::vector<std::string>> RefusedPasses;
+  /// Passes that fire only after others have run (vectorize once
+  /// restrict-const has shown the buffers do not alias, or once grid-stride
+  /// has made the loop): pass -> the passes it needs first.
+  std::map<std::string, std::vector<std::string>> Prerequisites;
   /// The launch configuration belongs to the kernel (block sizes may be
   /// tuned).
   bool LaunchTunable = false;

@@ -51,8 +51,6 @@ struct FileOutcome {
   std::vector<KernelReport> Kernels;
   /// Set when the file could not be optimized at all.
   std::string Error;
-  /// Static mode: which pipelines compiled, for the summary.
-  std::vector<std::string> StaticNotes;
 };
 
 class OptimizeDriver {

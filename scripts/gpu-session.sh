@@ -1,0 +1,55 @@
+#!/bin/bash
+# Runs the GPU work on a machine with an NVIDIA GPU and no LLVM, from the
+# portable tarball that `make dist` made (dist/clang-astra-*.tar.xz). Each
+# stage writes its log under $OUT (default ./gpu-out) and is bounded by its
+# own time limit, so one slow stage cannot take the others' results with it.
+#   usage: scripts/gpu-session.sh <stage>...
+#   stages: list      `clang-astra list` over the bundled kernels (compare with
+#                     the same command's output on the build machine)
+#           tests     the gpu lit tests of the bundle (test/gpu)
+#           optimize  offline optimize of two SGLang kernels with a report
+#           bench     `clang-astra bench` over kernels/ ($BENCH_ARGS, $BENCH_FILES)
+set -u
+top="$(cd "$(dirname "$0")/.." && pwd)"
+OUT="${OUT:-$top/gpu-out}"
+mkdir -p "$OUT"
+tarball=$(ls "$top"/dist/clang-astra-*-linux-x86_64.tar.xz | head -1)
+root=/tmp/astra-bundle
+if [ ! -x "$root"/*/bin/clang-astra ]; then
+  mkdir -p "$root" && tar -xJf "$tarball" -C "$root" || exit 1
+fi
+A=$(ls -d "$root"/clang-astra-*)
+export PATH="$A/bin:$PATH" ASTRA_CACHE_DIR=/tmp/astra-cache PYTHONUNBUFFERED=1
+cd "$A"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem \
+  --format=csv > "$OUT/device.txt" 2>&1
+
+for stage in "$@"; do
+  start=$(date +%s)
+  case "$stage" in
+  list)
+    files=$(cd "$A" && find kernels -name '*.cu' | sort)
+    # shellcheck disable=SC2086
+    clang-astra list $files > "$OUT/list.txt" 2> "$OUT/list.err"
+    echo "list: exit $?" ;;
+  tests)
+    timeout "${TESTS_TIMEOUT:-300}" python3 "$A/lit/lit.py" -v "$A/test/gpu" \
+      > "$OUT/gpu-tests.log" 2>&1
+    echo "tests: exit $?"; grep -E '^(PASS|FAIL|UNSUPPORTED|UNRESOLVED|XFAIL|TIMEOUT):|Passed|Failed' "$OUT/gpu-tests.log" ;;
+  optimize)
+    mkdir -p /tmp/opt && cp kernels/sglang/silu_and_mul.cu* kernels/sglang/fused_add_rmsnorm.cu* /tmp/opt/
+    cp -r kernels/common /tmp/common
+    timeout "${OPT_TIMEOUT:-300}" clang-astra optimize /tmp/opt/silu_and_mul.cu \
+      /tmp/opt/fused_add_rmsnorm.cu --report "$OUT/optimize" --diff \
+      > "$OUT/optimize.diff" 2> "$OUT/optimize.log"
+    echo "optimize: exit $?"; tail -30 "$OUT/optimize.log" ;;
+  bench)
+    # shellcheck disable=SC2086
+    timeout "${BENCH_TIMEOUT:-540}" clang-astra bench ${BENCH_FILES:-kernels} \
+      --report "$OUT/bench" --torch bench/results/h100-torch.json ${BENCH_ARGS:-} \
+      > "$OUT/bench.md" 2> "$OUT/bench.log"
+    echo "bench: exit $?"; tail -40 "$OUT/bench.log" ;;
+  *) echo "unknown stage $stage" >&2; exit 2 ;;
+  esac
+  echo "$stage: $(( $(date +%s) - start )) s"
+done
