@@ -635,8 +635,16 @@ private:
     for (const VarDecl *V : Origins) {
       int PI = paramIndex(V);
       if (PI >= 0) {
-        if (size_t(PI) >= KF.ParamWritten.size() || KF.ParamWritten[PI])
-          return I; // The kernel writes this buffer.
+        if (size_t(PI) >= KF.ParamWritten.size() || KF.ParamWritten[PI]) {
+          // The kernel writes this buffer: a store (this thread's or,
+          // across a barrier, another's) may change the value.
+          I.Why = "'" + shortText(Whole->getSourceRange()) + "' reads '" +
+                  V->getNameAsString() +
+                  "', which the kernel writes; the value may change "
+                  "between iterations, so the load stays in the loop";
+          I.WhyLoc = Whole->getBeginLoc();
+          return I;
+        }
         if (LoopWrites && !V->getType().isRestrictQualified()) {
           I.Why = "'" + shortText(Whole->getSourceRange()) +
                   "' reads '" + V->getNameAsString() +

@@ -9,8 +9,9 @@
 //  __restrict__: a top-level qualifier of a parameter; it does not change the
 //   kernel's type. It promises that the buffers do not overlap, which only
 //   callers can keep: the pass fires only when the file shows every caller
-//   (at least one launch site, all in this file) and no launch passes two
-//   arguments derived from the same variable. The option
+//   (at least one launch site, all in this file, and the kernel's address
+//   never taken) and no launch passes two arguments derived from the same
+//   variable. The option
 //   restrict-const.assume-noalias=1 states the promise for kernels with no
 //   launch site in the file.
 //
@@ -167,7 +168,17 @@ void RestrictConstPass::run(PassContext &PC) {
       Why = "no launch site in this file shows that '" + Name +
             "' never aliases another argument (pass "
             "--pass-opt=restrict-const.assume-noalias=1 to assert it)";
+    // A kernel whose address is taken may be launched where the file does
+    // not show it (cudaLaunchKernel, a function pointer table): the visible
+    // launches do not cover every caller.
+    if (Refs.Found && !AssumeNoAlias)
+      Why = "the kernel's address is taken at " +
+            makePos(PC.sourceManager(), Refs.Found->getBeginLoc()).str() +
+            ", so launches this file does not show may pass '" + Name +
+            "' and another argument into one buffer";
     for (const CUDAKernelCallExpr *E : LC.Launches) {
+      if (!Why.empty())
+        break;
       unsigned I = P->getFunctionScopeIndex();
       if (I >= E->getNumArgs())
         continue;

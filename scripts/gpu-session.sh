@@ -33,7 +33,9 @@ for stage in "$@"; do
     clang-astra list $files > "$OUT/list.txt" 2> "$OUT/list.err"
     echo "list: exit $?" ;;
   tests)
-    timeout "${TESTS_TIMEOUT:-300}" python3 "$A/lit/lit.py" -v "$A/test/gpu" \
+    timeout "${TESTS_TIMEOUT:-300}" env PYTHONPATH="$A/lit" python3 -c \
+      'import sys; from lit.main import main; sys.argv[0] = "lit"; main()' \
+      -v ${TESTS_FILTER:+--filter "$TESTS_FILTER"} "$A/test/gpu" \
       > "$OUT/gpu-tests.log" 2>&1
     echo "tests: exit $?"; grep -E '^(PASS|FAIL|UNSUPPORTED|UNRESOLVED|XFAIL|TIMEOUT):|Passed|Failed' "$OUT/gpu-tests.log" ;;
   optimize)

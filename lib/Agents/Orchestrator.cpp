@@ -5,6 +5,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
 #include <deque>
 #include <map>
 
@@ -72,7 +73,15 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
   State.Baseline = &Evaluations.front();
   State.History = &Out.Attempts;
 
-  for (unsigned Round = 1; Round <= Opts.Rounds; ++Round) {
+  auto Start = std::chrono::steady_clock::now();
+  auto OverBudget = [&] {
+    return Opts.TimeBudgetSeconds > 0 &&
+           std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         Start)
+                   .count() > Opts.TimeBudgetSeconds;
+  };
+  bool BudgetSpent = false;
+  for (unsigned Round = 1; Round <= Opts.Rounds && !BudgetSpent; ++Round) {
     State.Round = Round;
     State.Beam.clear();
     for (const Entry &B : Beam)
@@ -85,6 +94,13 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
     }
     bool Gained = false;
     for (unsigned I = 0; I < Plans.size(); ++I) {
+      if (OverBudget()) {
+        BudgetSpent = true;
+        Out.StopReason = "the time budget (" +
+                         std::to_string(int(Opts.TimeBudgetSeconds)) +
+                         " s) was spent in round " + std::to_string(Round);
+        break;
+      }
       const Plan &P = Plans[I];
       State.TriedLabels.insert(P.ParentId + ":" + P.label());
       Attempt A;
@@ -138,17 +154,29 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
       SeenHash[Hash] = C->Id;
 
       Report("testing");
+      auto Secs = [](std::chrono::steady_clock::time_point Since) {
+        return " (" +
+               std::to_string(int(std::chrono::duration<double>(
+                                      std::chrono::steady_clock::now() - Since)
+                                      .count() +
+                                  0.5)) +
+               " s)";
+      };
+      auto TestStart = std::chrono::steady_clock::now();
       Evaluation E = TheTester.test(*C);
+      std::string TestTime = Secs(TestStart);
       if (!E.verified()) {
         A.E = E;
         A.Outcome = std::string(Evaluation::statusName(E.S)) +
                     (E.Detail.empty() ? "" : ": " + E.Detail);
-        Report(Evaluation::statusName(E.S));
+        Report(std::string(Evaluation::statusName(E.S)) + TestTime);
         Out.Attempts.push_back(std::move(A));
         continue;
       }
-      Report("profiling");
+      Report("profiling; verified" + TestTime);
+      auto ProfileStart = std::chrono::steady_clock::now();
       TheProfiler.profile(*C, E);
+      std::string ProfileTime = Secs(ProfileStart);
       A.E = E;
       if (!E.verified() || !E.profiled()) {
         A.Outcome = "run error while timing: " + E.Detail;
@@ -172,7 +200,7 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
                     " on every shape set (" + slowShapes(E, Opts.MinSpeedup) +
                     ")";
       }
-      Report(A.Outcome);
+      Report(A.Outcome + "; profiled" + ProfileTime);
       Candidates.push_back(*C);
       Evaluations.push_back(E);
       ById[C->Id] = Candidates.size() - 1;
@@ -201,6 +229,8 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
         break;
       }
     }
+    if (BudgetSpent)
+      break;
     RoundsWithoutGain = Gained ? 0 : RoundsWithoutGain + 1;
     if (RoundsWithoutGain >= 2) {
       Out.StopReason = "no improvement in rounds " + std::to_string(Round - 1) +

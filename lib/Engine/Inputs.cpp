@@ -4,9 +4,12 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <thread>
+#include <vector>
 
 using namespace llvm;
 
@@ -237,13 +240,45 @@ double largeScale(DType T) {
 
 } // namespace
 
+/// Calls \p Fn(R, Begin, End) over [0, Count) in chunks of a fixed size, on
+/// all cores. Chunk 0 draws from Rng(Seed) and chunk k from a stream derived
+/// from (Seed, k), so the values depend on the seed alone, never on the
+/// number of threads, and a buffer of one chunk is what a serial loop gives.
+/// Inputs of hundreds of millions of elements (KernelBench sizes) would
+/// otherwise take seconds per seed.
+template <typename FnT>
+static void forEachChunk(uint64_t Count, uint64_t Seed, FnT Fn) {
+  constexpr uint64_t Chunk = uint64_t(1) << 20;
+  uint64_t Chunks = (Count + Chunk - 1) / Chunk;
+  auto Run = [&](uint64_t K) {
+    Rng R(K == 0 ? Seed : deriveSeed(Seed, "chunk" + std::to_string(K)));
+    Fn(R, K * Chunk, std::min(Count, (K + 1) * Chunk));
+  };
+  unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
+  if (Chunks <= 1 || Threads == 1) {
+    for (uint64_t K = 0; K < Chunks; ++K)
+      Run(K);
+    return;
+  }
+  std::atomic<uint64_t> Next{0};
+  std::vector<std::thread> Pool;
+  for (unsigned T = 0; T < std::min<uint64_t>(Threads, Chunks); ++T)
+    Pool.emplace_back([&] {
+      for (uint64_t K; (K = Next.fetch_add(1)) < Chunks;)
+        Run(K);
+    });
+  for (std::thread &T : Pool)
+    T.join();
+}
+
 /// Generates one buffer per its spec generator.
 static Expected<HostBuffer>
 generateOne(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
             uint64_t Count, uint64_t Seed,
             const std::map<std::string, HostBuffer> &Done) {
   HostBuffer B(A.Type, Count);
-  Rng R(deriveSeed(Seed, A.Name));
+  uint64_t BufferSeed = deriveSeed(Seed, A.Name);
+  Rng R(BufferSeed);
   StringRef K = A.Init.Kind;
   bool Int = !isFloating(A.Type);
 
@@ -254,8 +289,11 @@ generateOne(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
     auto Std = genArg(S, A, Vars, 1, 1.0);
     if (!Std)
       return Std.takeError();
-    for (uint64_t I = 0; I < Count; ++I)
-      B.set(I, Mean->real() + Std->real() * R.normal());
+    double M = Mean->real(), Sd = Std->real();
+    forEachChunk(Count, BufferSeed, [&](Rng &CR, uint64_t Lo, uint64_t Hi) {
+      for (uint64_t I = Lo; I < Hi; ++I)
+        B.set(I, M + Sd * CR.normal());
+    });
     return B;
   }
   if (K == "uniform" || (K == "sorted" && !Int)) {
@@ -268,11 +306,19 @@ generateOne(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
     if (Hi->real() < Lo->real())
       return genError(S, A, formatv("empty range [{0}, {1})", Lo->real(),
                                     Hi->real()));
+    double L = Lo->real(), W = Hi->real() - Lo->real();
+    if (K != "sorted") {
+      forEachChunk(Count, BufferSeed, [&](Rng &CR, uint64_t Begin,
+                                          uint64_t End) {
+        for (uint64_t I = Begin; I < End; ++I)
+          B.set(I, L + W * CR.uniform());
+      });
+      return B;
+    }
     std::vector<double> V(Count);
     for (double &X : V)
-      X = Lo->real() + (Hi->real() - Lo->real()) * R.uniform();
-    if (K == "sorted")
-      std::sort(V.begin(), V.end());
+      X = L + W * R.uniform();
+    std::sort(V.begin(), V.end());
     for (uint64_t I = 0; I < Count; ++I)
       B.set(I, V[I]);
     return B;
@@ -287,10 +333,18 @@ generateOne(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
     if (*Hi < *Lo)
       return genError(S, A, formatv("empty range [{0}, {1}]", *Lo, *Hi));
     std::vector<int64_t> V(Count);
-    for (int64_t &X : V)
-      X = R.range(*Lo, *Hi);
-    if (K == "sorted")
+    if (K == "sorted") {
+      for (int64_t &X : V)
+        X = R.range(*Lo, *Hi);
       std::sort(V.begin(), V.end());
+    } else {
+      int64_t L = *Lo, H = *Hi;
+      forEachChunk(Count, BufferSeed, [&](Rng &CR, uint64_t Begin,
+                                          uint64_t End) {
+        for (uint64_t I = Begin; I < End; ++I)
+          V[I] = CR.range(L, H);
+      });
+    }
     for (uint64_t I = 0; I < Count; ++I)
       B.setInt(I, V[I]);
     return B;
@@ -441,28 +495,33 @@ generateOne(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
 /// Replaces the values of a float input for an adversarial value mode.
 static void applyValueMode(HostBuffer &B, ValueMode Mode, uint64_t Seed,
                            StringRef Name) {
-  Rng R(deriveSeed(Seed, (Name + "#" + valueModeName(Mode)).str()));
+  if (Mode == ValueMode::Spec)
+    return;
   DType T = B.type();
-  for (size_t I = 0; I < B.count(); ++I) {
-    switch (Mode) {
-    case ValueMode::Spec:
-      return;
-    case ValueMode::Large:
-      B.set(I, largeScale(T) * R.normal());
-      break;
-    case ValueMode::Negative:
-      B.set(I, -std::fabs(B.get(I)));
-      break;
-    case ValueMode::Zeros:
-      B.set(I, 0.0);
-      break;
-    case ValueMode::Denormal: {
-      double Mag = dtypeMinNormal(T) * R.uniform();
-      B.set(I, (R.next() & 1) ? -Mag : Mag);
-      break;
+  uint64_t ModeSeed =
+      deriveSeed(Seed, (Name + "#" + valueModeName(Mode)).str());
+  forEachChunk(B.count(), ModeSeed, [&](Rng &R, uint64_t Lo, uint64_t Hi) {
+    for (uint64_t I = Lo; I < Hi; ++I) {
+      switch (Mode) {
+      case ValueMode::Spec:
+        return;
+      case ValueMode::Large:
+        B.set(I, largeScale(T) * R.normal());
+        break;
+      case ValueMode::Negative:
+        B.set(I, -std::fabs(B.get(I)));
+        break;
+      case ValueMode::Zeros:
+        B.set(I, 0.0);
+        break;
+      case ValueMode::Denormal: {
+        double Mag = dtypeMinNormal(T) * R.uniform();
+        B.set(I, (R.next() & 1) ? -Mag : Mag);
+        break;
+      }
+      }
     }
-    }
-  }
+  });
 }
 
 Expected<std::map<std::string, HostBuffer>>

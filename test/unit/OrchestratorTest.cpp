@@ -257,6 +257,24 @@ TEST(Orchestrator, StopsAfterTwoRoundsWithoutGain) {
   EXPECT_FALSE(T.Calls.count("d"));
 }
 
+TEST(Orchestrator, StopsWhenTheTimeBudgetIsSpent) {
+  Script S;
+  S.Speedups["a"] = {1.3, 1.3};
+  ListPlanner P;
+  P.Rounds = {{{"a"}, {"b"}}, {{"c"}}};
+  FakeCoder C;
+  FakeTester T(S);
+  FakeProfiler Pr(S);
+  OrchestratorOptions O;
+  O.TimeBudgetSeconds = 1e-9; // Spent before the first candidate.
+  OptimizeOutcome Out = Orchestrator(P, C, T, Pr, O).run(facts());
+  EXPECT_NE(Out.StopReason.find("time budget"), std::string::npos)
+      << Out.StopReason;
+  EXPECT_TRUE(Out.Attempts.empty());
+  EXPECT_FALSE(T.Calls.count("a"));
+  EXPECT_FALSE(Out.Winner.has_value());
+}
+
 TEST(Orchestrator, StopsAtTheRoofline) {
   Script S;
   S.Speedups["roof"] = {1.95, 1.95}; // 0.5 * 1.95 = 97.5% of roofline.

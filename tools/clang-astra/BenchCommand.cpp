@@ -103,29 +103,8 @@ static int runBench(const Session &S) {
                        "a GPU");
 
   note("bench: " + std::to_string(Files->size()) + " files");
-  OptimizeDriver Driver(*TC, *CC, *Req, progressPrinter());
-  std::vector<KernelReport> All;
-  for (FileOutcome &FO : Driver.run()) {
-    if (!FO.Error.empty()) {
-      KernelReport R;
-      R.File = displayPath(FO.File);
-      R.Kernel = sys::path::stem(FO.File).str();
-      R.Error = FO.Error;
-      printKernelSummary(errs(), R);
-      All.push_back(R);
-      continue;
-    }
-    for (KernelReport &R : FO.Kernels) {
-      printKernelSummary(errs(), R);
-      All.push_back(R);
-    }
-  }
-  Scoreboard SB = buildScoreboard(All, Torch);
-  RunInfo Info = Driver.runInfo();
-  fillRunInfo(Info, Opts, S);
-  std::string Md = scoreboardMarkdown(SB, Info);
-  outs() << Md;
-  std::string Dir = Opts.ReportDir.empty() ? std::string("bench-report") : Opts.ReportDir.getValue();
+  std::string Dir = Opts.ReportDir.empty() ? std::string("bench-report")
+                                           : Opts.ReportDir.getValue();
   if (std::error_code EC = sys::fs::create_directories(Dir))
     return reportError(Dir + ": " + EC.message());
   auto Path = [&](StringRef Name) {
@@ -133,15 +112,43 @@ static int runBench(const Session &S) {
     sys::path::append(P, Name);
     return std::string(P);
   };
-  for (auto &[Name, Text] :
-       std::vector<std::pair<std::string, std::string>>{
-           {"scoreboard.md", Md},
-           {"scoreboard.json", scoreboardJson(SB, Info)},
-           {"scoreboard.svg", scoreboardSvg(SB)}})
-    if (Error E = writeFileAtomically(Path(Name), Text))
+  OptimizeDriver Driver(*TC, *CC, *Req, progressPrinter());
+  std::vector<KernelReport> All;
+  std::string Md;
+  // The scoreboard is rewritten after every file: a run cut short (a GPU
+  // reservation ending) keeps what it measured.
+  auto WriteScoreboard = [&]() -> Error {
+    Scoreboard SB = buildScoreboard(All, Torch);
+    RunInfo Info = Driver.runInfo();
+    fillRunInfo(Info, Opts, S);
+    Md = scoreboardMarkdown(SB, Info);
+    for (auto &[Name, Text] :
+         std::vector<std::pair<std::string, std::string>>{
+             {"scoreboard.md", Md},
+             {"scoreboard.json", scoreboardJson(SB, Info)},
+             {"scoreboard.svg", scoreboardSvg(SB)}})
+      if (Error E = writeFileAtomically(Path(Name), Text))
+        return E;
+    return writeReport(Dir, Info, All);
+  };
+  for (const std::string &File : *Files) {
+    FileOutcome FO = Driver.runFile(File);
+    if (!FO.Error.empty()) {
+      KernelReport R;
+      R.File = displayPath(FO.File);
+      R.Kernel = sys::path::stem(FO.File).str();
+      R.Error = FO.Error;
+      printKernelSummary(errs(), R);
+      All.push_back(R);
+    }
+    for (KernelReport &R : FO.Kernels) {
+      printKernelSummary(errs(), R);
+      All.push_back(R);
+    }
+    if (Error E = WriteScoreboard())
       return reportError(std::move(E));
-  if (Error E = writeReport(Dir, Info, All))
-    return reportError(std::move(E));
+  }
+  outs() << Md;
   note("bench: scoreboard written to " + Path("scoreboard.md"));
   return 0;
 }

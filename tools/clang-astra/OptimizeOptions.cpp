@@ -48,6 +48,12 @@ OptimizeOptions::OptimizeOptions(cl::SubCommand &Cmd)
                  cl::desc("Speedup a candidate needs on every shape set to "
                           "count as faster (default 1.02)"),
                  cl::init(1.02), cl::sub(Cmd), cl::cat(AstraCategory)),
+      TimeBudget("time-budget",
+                 cl::desc("Seconds per kernel after which no new candidate "
+                          "is tried; the best so far is still confirmed "
+                          "(default 0: no limit)"),
+                 cl::init(0), cl::value_desc("seconds"), cl::sub(Cmd),
+                 cl::cat(AstraCategory)),
       AllowShapeRegression(
           "allow-shape-regression",
           cl::desc("Accept candidates slower on some shape set if faster on "
@@ -121,6 +127,10 @@ OptimizeOptions::request(std::vector<std::string> Files) const {
   R.Orchestrator.CandidatesPerRound = Candidates;
   R.Orchestrator.BeamWidth = Beam;
   R.Orchestrator.MinSpeedup = MinSpeedup;
+  if (TimeBudget < 0)
+    return createStringError(inconvertibleErrorCode(),
+                             "--time-budget must not be negative");
+  R.Orchestrator.TimeBudgetSeconds = TimeBudget;
   R.Orchestrator.AllowShapeRegression = AllowShapeRegression;
   R.Engine.Seed = Seed;
   R.Engine.SeedsPerShape = Seeds;

@@ -20,7 +20,7 @@ public:
 
   llvm::cl::opt<std::string> Kernel, SpecPath, ReportDir;
   llvm::cl::opt<unsigned> Rounds, Candidates, Beam, Seeds, Runs, JobTimeout;
-  llvm::cl::opt<double> MinSpeedup;
+  llvm::cl::opt<double> MinSpeedup, TimeBudget;
   llvm::cl::opt<bool> AllowShapeRegression, Static, Sanitize, NoCache, Quiet;
   llvm::cl::list<std::string> Passes;
   llvm::cl::opt<std::string> Agents, LLMBaseUrl, LLMModel, LLMPlannerModel,

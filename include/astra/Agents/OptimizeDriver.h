@@ -63,12 +63,14 @@ public:
   /// are in that file's FileOutcome::Error.
   std::vector<FileOutcome> run();
 
+  /// Optimizes one file (one of Req.Files or any other), so that a caller
+  /// can keep partial results of a long run.
+  FileOutcome runFile(const std::string &File);
+
   /// Device and copy bandwidth seen by the jobs (for the report).
   RunInfo runInfo() const { return Info; }
 
 private:
-  FileOutcome runFile(const std::string &File);
-
   const CudaToolchain &TC;
   const CompileCommands &CC;
   OptimizeRequest Req;

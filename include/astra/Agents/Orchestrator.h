@@ -33,6 +33,10 @@ struct OrchestratorOptions {
   bool AllowShapeRegression = false;
   /// Confirm the winner with a second test and profile before accepting.
   bool Confirm = true;
+  /// Wall-clock seconds per kernel after which no new candidate is started
+  /// (the winner is still confirmed); 0: no limit. Keeps a suite run inside
+  /// a GPU reservation.
+  double TimeBudgetSeconds = 0;
 };
 
 /// Progress as it happens: "kernel, round, candidate, best so far".

@@ -75,3 +75,14 @@ void launch2(float *a, float *b) { declared_twice<<<1, 32>>>(a, b); }
 // Already const and restrict: nothing to do.
 // CHECK-LABEL: {{^}}__global__ void done(const float *__restrict__ a, float *__restrict__ b) {
 __global__ void done(const float *__restrict__ a, float *__restrict__ b) { b[0] = a[0]; }
+
+// The kernel's address is taken (launched through cudaLaunchKernel): launches
+// the file does not show may alias, so no __restrict__ and no const.
+// CHECK-LABEL: {{^}}__global__ void by_pointer(float *out, float *in) {
+__global__ void by_pointer(float *out, float *in) { out[threadIdx.x] = in[threadIdx.x] * 2.f; }
+// EXPLAIN: restrict-const.cu:[[@LINE-1]]:35: restrict-const: not applied: no __restrict__: the kernel's address is taken at {{.*}}restrict-const.cu:[[@LINE+4]]:{{[0-9]+}}, so launches this file does not show may pass 'out' and another argument into one buffer
+void launch3(float *buf) {
+  void *args[] = {&buf, &buf};
+  by_pointer<<<1, 32>>>(buf + 64, buf);
+  cudaLaunchKernel((const void *)by_pointer, dim3(1), dim3(32), args, 0, 0);
+}
