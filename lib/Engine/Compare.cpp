@@ -1,8 +1,10 @@
 //===- Compare.cpp - Poison, guards and output comparison -----------------===//
 #include "astra/Engine/Compare.h"
+#include "astra/Support/Parallel.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <atomic>
 #include <cmath>
 
 using namespace llvm;
@@ -39,6 +41,13 @@ uint64_t poisonBits(DType T, unsigned Variant) {
   }
   return 0;
 }
+
+/// Elements per chunk of the parallel scans.
+static constexpr uint64_t ChunkElements = uint64_t(1) << 20;
+
+static Comparison compareRange(StringRef Name, const HostBuffer &Expected,
+                               const HostBuffer &Actual, Tolerance Tol,
+                               int PoisonVariant, uint64_t Lo, uint64_t Hi);
 
 HostBuffer poisonBuffer(DType T, size_t Count, unsigned Variant) {
   HostBuffer B(T, Count);
@@ -85,6 +94,17 @@ std::vector<bool> unwrittenInBoth(const HostBuffer &Run0,
   if (Run0.count() != Run1.count() || Run0.type() != Run1.type())
     return Mask;
   uint64_t P0 = poisonBits(Run0.type(), 0), P1 = poisonBits(Run0.type(), 1);
+  // Most outputs are written in full: find that out on all cores first
+  // (vector<bool> cannot be written from several threads).
+  std::atomic<bool> Any{false};
+  parallelChunks(Run0.count(), ChunkElements,
+                 [&](uint64_t, uint64_t Lo, uint64_t Hi) {
+                   for (uint64_t I = Lo; I < Hi && !Any; ++I)
+                     if (Run0.bits(I) == P0 && Run1.bits(I) == P1)
+                       Any = true;
+                 });
+  if (!Any)
+    return Mask;
   for (size_t I = 0; I < Run0.count(); ++I)
     Mask[I] = Run0.bits(I) == P0 && Run1.bits(I) == P1;
   return Mask;
@@ -142,9 +162,35 @@ Comparison compareBuffers(StringRef Name, const HostBuffer &Expected,
     C.First = M;
     return C;
   }
+  if (Expected.bytes() == Actual.bytes())
+    return C; // Bit for bit the same: no error of any kind.
+  // Each chunk keeps its own counts and first mismatch; merged in chunk
+  // order, the first mismatch is the lowest index, as in a serial scan.
+  uint64_t Chunks = (C.Count + ChunkElements - 1) / ChunkElements;
+  std::vector<Comparison> Parts(Chunks);
+  parallelChunks(C.Count, ChunkElements,
+                 [&](uint64_t K, uint64_t Lo, uint64_t Hi) {
+                   Parts[K] = compareRange(Name, Expected, Actual, Tol,
+                                           PoisonVariant, Lo, Hi);
+                 });
+  for (Comparison &P : Parts) {
+    C.Failures += P.Failures;
+    C.Unwritten += P.Unwritten;
+    C.MaxAbsErr = std::max(C.MaxAbsErr, P.MaxAbsErr);
+    C.MaxRelErr = std::max(C.MaxRelErr, P.MaxRelErr);
+    if (!C.First && P.First)
+      C.First = std::move(P.First);
+  }
+  return C;
+}
+
+static Comparison compareRange(StringRef Name, const HostBuffer &Expected,
+                               const HostBuffer &Actual, Tolerance Tol,
+                               int PoisonVariant, uint64_t Lo, uint64_t Hi) {
+  Comparison C;
   DType T = Expected.type();
   if (!isFloating(T)) {
-    for (uint64_t I = 0; I < C.Count; ++I) {
+    for (uint64_t I = Lo; I < Hi; ++I) {
       if (Expected.bits(I) == Actual.bits(I))
         continue;
       double D = std::fabs(double(Actual.getInt(I)) - double(Expected.getInt(I)));
@@ -156,7 +202,7 @@ Comparison compareBuffers(StringRef Name, const HostBuffer &Expected,
     }
     return C;
   }
-  for (uint64_t I = 0; I < C.Count; ++I) {
+  for (uint64_t I = Lo; I < Hi; ++I) {
     double E = Expected.get(I), A = Actual.get(I);
     if (std::isnan(E)) {
       if (!std::isnan(A))
@@ -202,6 +248,8 @@ Comparison compareBitwise(StringRef Name, const HostBuffer &Expected,
   C.Count = Expected.count();
   if (Expected.count() != Actual.count() || Expected.type() != Actual.type())
     return compareBuffers(Name, Expected, Actual, {}, -1);
+  if (Expected.bytes() == Actual.bytes())
+    return C;
   for (uint64_t I = 0; I < C.Count; ++I) {
     if (Expected.bits(I) == Actual.bits(I))
       continue;

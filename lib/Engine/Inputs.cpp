@@ -1,15 +1,14 @@
 //===- Inputs.cpp - Seeded input generation from specs --------------------===//
 #include "astra/Engine/Inputs.h"
+#include "astra/Support/Parallel.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <numeric>
-#include <thread>
-#include <vector>
+#include <string>
 
 using namespace llvm;
 
@@ -240,35 +239,18 @@ double largeScale(DType T) {
 
 } // namespace
 
-/// Calls \p Fn(R, Begin, End) over [0, Count) in chunks of a fixed size, on
-/// all cores. Chunk 0 draws from Rng(Seed) and chunk k from a stream derived
-/// from (Seed, k), so the values depend on the seed alone, never on the
-/// number of threads, and a buffer of one chunk is what a serial loop gives.
-/// Inputs of hundreds of millions of elements (KernelBench sizes) would
-/// otherwise take seconds per seed.
+/// Calls \p Fn(R, Begin, End) over [0, Count) in chunks, on all cores.
+/// Chunk 0 draws from Rng(Seed) and chunk k from a stream derived from
+/// (Seed, k), so the values depend on the seed alone, never on the number of
+/// threads, and a buffer of one chunk is what a serial loop gives.
 template <typename FnT>
 static void forEachChunk(uint64_t Count, uint64_t Seed, FnT Fn) {
-  constexpr uint64_t Chunk = uint64_t(1) << 20;
-  uint64_t Chunks = (Count + Chunk - 1) / Chunk;
-  auto Run = [&](uint64_t K) {
-    Rng R(K == 0 ? Seed : deriveSeed(Seed, "chunk" + std::to_string(K)));
-    Fn(R, K * Chunk, std::min(Count, (K + 1) * Chunk));
-  };
-  unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
-  if (Chunks <= 1 || Threads == 1) {
-    for (uint64_t K = 0; K < Chunks; ++K)
-      Run(K);
-    return;
-  }
-  std::atomic<uint64_t> Next{0};
-  std::vector<std::thread> Pool;
-  for (unsigned T = 0; T < std::min<uint64_t>(Threads, Chunks); ++T)
-    Pool.emplace_back([&] {
-      for (uint64_t K; (K = Next.fetch_add(1)) < Chunks;)
-        Run(K);
-    });
-  for (std::thread &T : Pool)
-    T.join();
+  parallelChunks(Count, uint64_t(1) << 20,
+                 [&](uint64_t K, uint64_t Begin, uint64_t End) {
+                   Rng R(K == 0 ? Seed
+                                : deriveSeed(Seed, "chunk" + std::to_string(K)));
+                   Fn(R, Begin, End);
+                 });
 }
 
 /// Generates one buffer per its spec generator.

@@ -189,8 +189,15 @@ Error DeviceAlloc::upload(size_t Offset, const void *Src, size_t N) const {
                              N, Offset, Bytes, What.c_str());
   if (N == 0)
     return Error::success();
-  return Ctx->check(Ctx->api().MemcpyHtoD(Ptr + Offset, Src, N), "cuMemcpyHtoD",
-                    What);
+  if (Error E = Ctx->check(Ctx->api().MemcpyHtoD(Ptr + Offset, Src, N),
+                           "cuMemcpyHtoD", What))
+    return E;
+  // From pageable memory cuMemcpyHtoD may return before its DMA lands, and
+  // kernels run on a non-blocking stream that does not wait for it: without
+  // this, the tail of an upload (the poison of an output) can overwrite what
+  // a kernel already wrote.
+  return Ctx->check(Ctx->api().CtxSynchronize(), "cuCtxSynchronize",
+                    "waiting for the upload of " + What);
 }
 
 Error DeviceAlloc::download(size_t Offset, void *Dst, size_t N) const {
