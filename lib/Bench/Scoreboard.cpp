@@ -79,7 +79,17 @@ Scoreboard buildScoreboard(
             Row.BaselineRoofline = W.BaselineRoofline;
           }
       }
-      auto T = Torch.find(R.Kernel + "|" + B.Shape);
+      // Shape sets of a template kernel are labelled "<T> decode"; the
+      // PyTorch rows name the spec entry ("k<T>") and the set ("decode").
+      std::string TorchKey = R.Kernel + "|" + B.Shape;
+      StringRef Shape(B.Shape);
+      if (Shape.starts_with("<")) {
+        size_t Close = Shape.find("> ");
+        if (Close != StringRef::npos)
+          TorchKey = R.Kernel + Shape.substr(0, Close + 1).str() + "|" +
+                     Shape.substr(Close + 2).str();
+      }
+      auto T = Torch.find(TorchKey);
       if (T != Torch.end()) {
         if (T->second.first > 0)
           Row.EagerUs = T->second.first;

@@ -80,6 +80,20 @@ TEST(Scoreboard, TorchColumnsAndRoofline) {
   EXPECT_NE(Svg.find("2.00x"), std::string::npos);
 }
 
+TEST(Scoreboard, TorchRowsOfTemplateInstantiations) {
+  // A grouped template kernel labels its shape sets "<T> decode"; PyTorch's
+  // rows name the spec entry and the set.
+  KernelReport R = report("k", {2.0, 2.0});
+  R.Outcome.Baseline.Timings[0].Shape = "<__half> decode";
+  R.Outcome.WinnerEval.Timings[0].Shape = "<__half> decode";
+  std::map<std::string, std::pair<double, double>> Torch = {
+      {"k<__half>|decode", {300.0, 60.0}}};
+  Scoreboard SB = buildScoreboard({R}, Torch);
+  ASSERT_TRUE(SB.Rows[0].CompileUs.has_value());
+  EXPECT_DOUBLE_EQ(*SB.Rows[0].CompileUs, 60.0);
+  EXPECT_FALSE(SB.Rows[1].CompileUs.has_value());
+}
+
 TEST(Scoreboard, JsonIsValid) {
   Scoreboard SB = buildScoreboard({report("a<float>", {1.5, 1.4})});
   std::string J = scoreboardJson(SB, RunInfo());
