@@ -1,0 +1,35 @@
+// optimize without a GPU: --static runs the planner, the passes and the
+// NVPTX compile gate and says what it would try; nothing is written unless
+// --static-write asks for unverified code. Without --static it stops with a
+// clear error naming the missing driver; a file without a spec points to
+// init-spec.
+// RUN: rm -rf %t && mkdir -p %t && cp %s %t/scale.cu && cp %S/Inputs/scale.cu.astra.json %t/
+// RUN: cp %t/scale.cu %t/orig.cu
+// RUN: %clang-astra optimize --static %t/scale.cu 2>&1 | FileCheck %s --check-prefix=STATIC
+// STATIC: scale.cu: scale: unchanged: static mode does not run kernels, so nothing was verified or timed
+// STATIC: static: restrict-const+{{.*}}vectorize{{.*}}: compiles (not run: static mode)
+// RUN: diff %t/orig.cu %t/scale.cu
+// RUN: %clang-astra optimize --static --static-write -i %t/scale.cu 2>&1 | FileCheck %s --check-prefix=WRITE
+// WRITE: warning: scale: writing 'restrict-const+{{.*}}vectorize{{.*}}' unverified (--static-write)
+// RUN: FileCheck %s --check-prefix=NEW < %t/scale.cu
+// NEW: __global__ void {{.*}}scale(float *__restrict__ out, const float *__restrict__ in, float a, int n)
+// NEW: reinterpret_cast<const uint4 *>
+// RUN: not env ASTRA_LIBCUDA=%t/no-such-libcuda.so %clang-astra optimize %t/orig.cu 2>&1 | FileCheck %s --check-prefix=NOGPU
+// NOGPU: error: no NVIDIA driver ({{.*}}no-such-libcuda.so could not be loaded{{.*}}); optimize needs a GPU to verify and time candidates (--static runs the passes and the NVPTX compile without one)
+// RUN: cp %s %t/nospec.cu
+// RUN: not %clang-astra optimize --static %t/nospec.cu 2>&1 | FileCheck %s --check-prefix=NOSPEC
+// NOSPEC: error: {{.*}}nospec.cu: no spec at {{.*}}nospec.cu.astra.json; run `clang-astra init-spec {{.*}}nospec.cu --kernel <name>` to draft one
+// RUN: not %clang-astra optimize --static --passes=no-such-pass %t/orig.cu 2>&1 | FileCheck %s --check-prefix=BADPASS
+// BADPASS: error: --passes: unknown pass 'no-such-pass'
+
+#include <cuda_runtime.h>
+
+__global__ void scale(float *out, const float *in, float a, int n) {
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    out[blockIdx.x * n + j] = a * in[blockIdx.x * n + j];
+}
+
+void launch_scale(float *out, const float *in, float a, int rows, int n,
+                  cudaStream_t s) {
+  scale<<<rows, 256, 0, s>>>(out, in, a, n);
+}
