@@ -3,7 +3,7 @@
 # Without root it prints the exact command to run and fails.
 # usage: scripts/ensure-deps.sh [extra packages...]
 set -e
-PACKAGES="clang-22 libclang-22-dev llvm-22-dev llvm-22-tools libpolly-22-dev
+PACKAGES="clang-22 clang-tools-22 libclang-22-dev llvm-22-dev llvm-22-tools libpolly-22-dev
 cmake ninja-build g++ make git python3 python3-venv rapidjson-dev
 libcurl4-openssl-dev libgtest-dev zlib1g-dev libzstd-dev xz-utils python3-numpy $*"
 

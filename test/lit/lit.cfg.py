@@ -22,6 +22,11 @@ config.environment["LC_ALL"] = "C"
 astra = os.path.join(config.astra_tools_dir, "clang-astra")
 config.substitutions.append(("%clang-astra", astra))
 config.substitutions.append(("%FileCheck", config.filecheck))
+# clang-apply-replacements (Debian's clang-tools-22, which make installs):
+# the --export-fixes YAML must be what the real tool accepts.
+config.substitutions.append(("%clang-apply-replacements",
+                             os.path.join(os.path.dirname(config.filecheck),
+                                          "clang-apply-replacements")))
 config.substitutions.append(("%cuda_path", cuda_path))
 ptxas = os.path.join(cuda_path, "bin", "ptxas")
 config.substitutions.append(("%ptxas", ptxas))
