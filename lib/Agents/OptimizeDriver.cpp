@@ -323,6 +323,25 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
       ThePlanner = std::make_unique<OfflinePlanner>(Req.AllowedPasses);
     }
     Coder &TheCoderRef = TheCoder ? *TheCoder : static_cast<Coder &>(Passes);
+    // LLM mode: tokens into the report, and a broken configuration (bad
+    // key, unknown model, unreachable endpoint) as this kernel's error
+    // rather than a quiet fallback to the offline planner.
+    auto FinishLLM = [&](KernelReport &KR) {
+      if (!PlannerClient)
+        return;
+      LLMStats PS = PlannerClient->stats(), CS = CoderClient->stats();
+      KR.PromptTokens = PS.Usage.Prompt + CS.Usage.Prompt;
+      KR.CompletionTokens = PS.Usage.Completion + CS.Usage.Completion;
+      for (const std::string &N :
+           static_cast<LLMPlanner *>(ThePlanner.get())->notes())
+        KR.Outcome.StopReason += "; " + N;
+      const std::string &Fatal =
+          !PS.FatalError.empty() ? PS.FatalError : CS.FatalError;
+      if (!Fatal.empty()) {
+        KR.Error = "LLM mode: " + Fatal;
+        KR.Outcome.Winner.reset();
+      }
+    };
     if (Req.Static) {
       // No GPU: the first round's plans (offline or from the planner model)
       // through the coder and the compile gate, so the user sees what would
@@ -385,6 +404,7 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
         History.push_back(A);
         R.Outcome.Attempts.push_back(std::move(A));
       }
+      FinishLLM(R);
       FO.Kernels.push_back(std::move(R));
       continue;
     }
@@ -398,14 +418,7 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
                     ")";
     if (Engine.copyBandwidthGBps() > 0)
       Info.CopyBandwidthGBs = Engine.copyBandwidthGBps();
-    if (PlannerClient) {
-      LLMStats PS = PlannerClient->stats(), CS = CoderClient->stats();
-      R.PromptTokens = PS.Usage.Prompt + CS.Usage.Prompt;
-      R.CompletionTokens = PS.Usage.Completion + CS.Usage.Completion;
-      for (const std::string &N :
-           static_cast<LLMPlanner *>(ThePlanner.get())->notes())
-        R.Outcome.StopReason += "; " + N;
-    }
+    FinishLLM(R);
     if (R.Outcome.Winner) {
       Winners.push_back({FO.Kernels.size(), R.Outcome.Winner->Files});
       TargetSpecs[FO.Kernels.size()] = Specs;

@@ -587,15 +587,28 @@ Expected<ChatReply> LLMClient::chat(const ChatRequest &Req) {
 
     if (!O.Body.empty())
       T.Reply = O.Body;
+    auto MarkFatal = [&](const std::string &Msg) {
+      std::lock_guard<std::mutex> L(S->M);
+      if (S->Stats.FatalError.empty())
+        S->Stats.FatalError = redact(Msg);
+    };
     if (!O.Retryable) {
       T.Attempts.push_back(Rec);
+      long St = O.Status.value_or(0);
+      if ((St >= 300 && St < 400) || St == 400 || St == 401 || St == 403 ||
+          St == 404 || St == 422 || St == 429)
+        MarkFatal(O.Error);
       return Fail(O.Error);
     }
     double Elapsed = secondsSince(T0);
     if (N > Config.MaxRetries) {
       T.Attempts.push_back(Rec);
-      return Fail(O.Error + " (gave up after " + Twine(N) + " attempts in " +
-                  fmtSeconds(Elapsed) + "; see --llm-max-retries)");
+      std::string Msg = O.Error + " (gave up after " + std::to_string(N) +
+                        " attempts in " + fmtSeconds(Elapsed) +
+                        "; see --llm-max-retries)";
+      if (!O.Status) // Never answered: later calls will not fare better.
+        MarkFatal(Msg);
+      return Fail(Msg);
     }
     double Wait;
     if (O.RetryAfter) {

@@ -85,6 +85,11 @@ struct LLMStats {
   TokenUsage Usage;
   /// Tokens of the replies taken from the cache (not paid again).
   TokenUsage CachedUsage;
+  /// Set when a call failed in a way every later call will too (a rejected
+  /// key, no such model or endpoint, an exhausted quota, an endpoint that
+  /// never answers): the optimizer stops and says so instead of carrying on
+  /// with fallbacks.
+  std::string FatalError;
 };
 
 class LLMClient {
