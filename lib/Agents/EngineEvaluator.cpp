@@ -44,7 +44,7 @@ EngineEvaluator::entriesFor(const FileOverlay &Files) const {
                                Command.back().c_str(), S.Kernel.c_str());
     Out.push_back(Found);
   }
-  return std::move(Out);
+  return Out;
 }
 
 Expected<std::vector<KernelImage>> EngineEvaluator::images(const Candidate &C) {
@@ -78,7 +78,7 @@ Expected<std::vector<KernelImage>> EngineEvaluator::images(const Candidate &C) {
   }
   if (C.isBaseline())
     Baseline = Out;
-  return std::move(Out);
+  return Out;
 }
 
 /// splitmix64: a fixed, documented sequence, so a run's seeds are replayable

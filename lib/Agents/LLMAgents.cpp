@@ -207,7 +207,7 @@ Expected<Candidate> LLMCoder::realize(const Plan &P, const Candidate &Parent,
   C.Lineage.push_back("llm");
   C.Params = Parent.Params;
   C.Rationale = P.Idea;
-  return std::move(C);
+  return C;
 }
 
 static const char *PlannerSystem =
@@ -230,7 +230,7 @@ Expected<std::vector<Plan>> LLMPlanner::parsePlans(StringRef Reply,
       Json = B.Code;
   rapidjson::Document D;
   if (Error E = parseJsonWithComments(Json, "planner reply", D))
-    return std::move(E);
+    return E;
   if (!D.IsObject() || !D.HasMember("experiments") ||
       !D["experiments"].IsArray())
     return createStringError(inconvertibleErrorCode(),
@@ -276,7 +276,7 @@ Expected<std::vector<Plan>> LLMPlanner::parsePlans(StringRef Reply,
   if (Plans.empty())
     return createStringError(inconvertibleErrorCode(),
                              "the planner reply names no usable experiment");
-  return std::move(Plans);
+  return Plans;
 }
 
 std::vector<Plan> LLMPlanner::propose(const PlanningState &S,

@@ -42,7 +42,7 @@ Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,
   C.Rationale = P.Rationale;
   if (!R->Conflicts.empty())
     C.Rationale += " (conflicts: " + join(R->Conflicts, "; ") + ")";
-  return std::move(C);
+  return C;
 }
 
 } // namespace astra

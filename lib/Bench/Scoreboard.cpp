@@ -158,7 +158,7 @@ loadTorchBaselines(StringRef Path) {
     return Text.takeError();
   rapidjson::Document D;
   if (Error E = parseJsonWithComments(*Text, Path, D))
-    return std::move(E);
+    return E;
   if (!D.IsArray())
     return createStringError(inconvertibleErrorCode(),
                              "%s: expected a JSON array of rows (as "

@@ -43,7 +43,7 @@ CompileCommands::create(StringRef BuildDir, std::vector<std::string> ExtraFlags)
   CompileCommands CC;
   CC.Extra = std::move(ExtraFlags);
   if (BuildDir.empty())
-    return std::move(CC);
+    return CC;
   std::string Err;
   std::unique_ptr<CompilationDatabase> DB;
   SmallString<256> JsonPath(BuildDir);
@@ -64,7 +64,7 @@ CompileCommands::create(StringRef BuildDir, std::vector<std::string> ExtraFlags)
                              BuildDir.str().c_str(), Err.c_str());
   CC.DB = std::move(DB);
   CC.BuildDir = BuildDir.str();
-  return std::move(CC);
+  return CC;
 }
 
 Expected<std::vector<std::string>>

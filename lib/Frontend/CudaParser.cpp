@@ -105,7 +105,7 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
                              "%s: %u error%s while parsing the device side",
                              PF->MainFile.c_str(), N, N == 1 ? "" : "s");
   }
-  return std::move(PF);
+  return PF;
 }
 
 } // namespace astra

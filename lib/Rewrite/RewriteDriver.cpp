@@ -129,7 +129,7 @@ Expected<std::vector<PassProbe>> probePasses(const RewriteRequest &Req,
       Probe.WouldChange |= !Set.empty();
     Out.push_back(std::move(Probe));
   }
-  return std::move(Out);
+  return Out;
 }
 
 Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
@@ -199,7 +199,7 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
     }
     std::map<std::string, std::string> Files(Current.begin(), Current.end());
     if (Error E = applyToFiles(PassRepls, Files))
-      return std::move(E);
+      return E;
     Current = FileOverlay(Files.begin(), Files.end());
     Result.Applied.push_back(P.name().str());
   }
@@ -222,7 +222,7 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
   for (auto &[Path, Text] : Current)
     if (Result.Original.count(Path) && Result.Original[Path] != Text)
       Result.Rewritten[Path] = Text;
-  return std::move(Result);
+  return Result;
 }
 
 } // namespace astra

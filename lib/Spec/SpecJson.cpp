@@ -1153,7 +1153,7 @@ Expected<T> readSpecText(StringRef Text, StringRef Path,
                              Read) {
   rapidjson::Document Doc;
   if (Error E = parseJsonWithComments(Text, Path, Doc))
-    return std::move(E);
+    return E;
   SpecReader R(Text, Path);
   std::optional<T> Out = Read(R, Doc);
   if (R.hasErrors() || !Out)

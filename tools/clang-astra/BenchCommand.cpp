@@ -47,7 +47,7 @@ static Expected<std::vector<std::string>> collectSuite() {
   for (const std::string &In : Inputs) {
     if (!sys::fs::is_directory(In)) {
       if (Error E = checkReadableFile(In))
-        return std::move(E);
+        return E;
       Out.push_back(In);
       continue;
     }

@@ -74,7 +74,7 @@ parseUserFile(StringRef File, const CudaToolchain &TC,
               const CompileCommands &CC, const FileOverlay &Overlay) {
   if (Overlay.empty())
     if (Error E = checkReadableFile(File))
-      return std::move(E);
+      return E;
   auto Cmd = CC.deviceCommand(File, TC);
   if (!Cmd)
     return Cmd.takeError();
