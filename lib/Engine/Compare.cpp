@@ -4,6 +4,7 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 
@@ -124,6 +125,23 @@ Tolerance toleranceFor(const KernelSpec &S, const ArgSpec &A) {
   if (!isFloating(A.Type))
     return {0, 0};
   return {S.rtolFor(A), S.atolFor(A)};
+}
+
+Tolerance largeValueTolerance(Tolerance T, const HostBuffer &Expected) {
+  if (!isFloating(Expected.type()) || Expected.count() == 0)
+    return T;
+  double Sum = 0;
+  uint64_t N = 0;
+  for (uint64_t I = 0; I < Expected.count(); ++I) {
+    double V = Expected.get(I);
+    if (std::isfinite(V)) {
+      Sum += V * V;
+      ++N;
+    }
+  }
+  if (N)
+    T.Atol = std::max(T.Atol, T.Rtol * std::sqrt(Sum / double(N)));
+  return T;
 }
 
 static void recordFailure(Comparison &C, StringRef Name, const HostBuffer &E,

@@ -55,6 +55,29 @@ TEST(EngineCompareTest, Canary) {
   EXPECT_EQ(*firstChangedCanary(R), 37u);
 }
 
+TEST(EngineCompareTest, LargeValueToleranceScalesAtolWithOutputRms) {
+  // A sum of +-1e4 terms that cancels to about zero: a reordering errs by
+  // ~rtol * 1e4, which plain atol + rtol*|expected| rejects.
+  HostBuffer E = floats(DType::F32, {3e4, -4e4, 0.0, 1e-3});
+  Tolerance Spec{1e-5, 1e-6};
+  Tolerance T = largeValueTolerance(Spec, E);
+  EXPECT_DOUBLE_EQ(T.Rtol, Spec.Rtol);
+  EXPECT_NEAR(T.Atol, 1e-5 * std::sqrt((9e8 + 16e8) / 4), 1e-9);
+  HostBuffer Reordered = floats(DType::F32, {3e4, -4e4, 0.2, 1e-3});
+  EXPECT_FALSE(compareBuffers("y", E, Reordered, Spec).ok());
+  EXPECT_TRUE(compareBuffers("y", E, Reordered, T).ok());
+  // A real bug errs by the output's own size and still fails.
+  HostBuffer Wrong = floats(DType::F32, {3e4, -4e4, 5e3, 1e-3});
+  EXPECT_FALSE(compareBuffers("y", E, Wrong, T).ok());
+  // Small outputs keep the spec's atol; integers and NaN are left alone.
+  EXPECT_DOUBLE_EQ(largeValueTolerance(Spec, floats(DType::F32, {1e-3, NaN}))
+                       .Atol,
+                   Spec.Atol);
+  HostBuffer Ints(DType::I32, 2);
+  Ints.setInt(0, 1 << 20);
+  EXPECT_DOUBLE_EQ(largeValueTolerance({0, 0}, Ints).Atol, 0);
+}
+
 TEST(EngineCompareTest, ToleranceIsAtolPlusRtolTimesExpected) {
   HostBuffer E = floats(DType::F32, {100.0, 0.0, -1.0});
   Tolerance T{1e-3, 1e-5};

@@ -66,6 +66,14 @@ struct Tolerance {
 /// kernel's, else the dtype's default. Integers always compare exactly.
 Tolerance toleranceFor(const KernelSpec &S, const ArgSpec &A);
 
+/// The tolerance for a run on large-magnitude inputs. The spec's atol is an
+/// error floor at the spec's own value scale; with inputs 1e3-1e4 times
+/// larger, a legitimate reordering of a float sum errs by about rtol times
+/// the size of the terms, which can exceed atol + rtol * |expected| where
+/// terms cancel. So atol rises to rtol times the RMS of the baseline's output:
+/// still far below any real bug's error, which is of the output's own size.
+Tolerance largeValueTolerance(Tolerance T, const HostBuffer &Expected);
+
 /// The first element that failed, with the evidence.
 struct Mismatch {
   std::string Buffer;
