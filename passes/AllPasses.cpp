@@ -16,6 +16,7 @@
 #include "Index32.h"
 #include "WarpReduce.h"
 #include "Hoist.h"
+#include "BlockSize.h"
 
 namespace astra {
 
@@ -37,6 +38,7 @@ const std::vector<PassInfo> &allPasses() {
       info<Index32Pass>(),
       info<WarpReducePass>(),
       info<HoistPass>(),
+      info<BlockSizePass>(),
   };
   return Passes;
 }

@@ -2,6 +2,7 @@
 #include "astra/Agents/EngineEvaluator.h"
 #include "astra/Engine/JobRunner.h"
 #include "astra/Frontend/KernelModel.h"
+#include "astra/Spec/LaunchTuning.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -202,6 +203,21 @@ Evaluation EngineEvaluator::test(const Candidate &C) {
     J.Baseline = (*Base)[I];
     J.Candidate = (*Imgs)[I];
     J.Spec = Specs[I];
+    if (C.BlockThreads) {
+      // The code launches another block size: the candidate runs with the
+      // spec's launch retuned the same way.
+      auto From = tunableBlockLiteral(Specs[I]);
+      auto L = From ? retuneLaunch(Specs[I].Launch, *From, *C.BlockThreads)
+                    : Expected<LaunchSpec>(From.takeError());
+      if (!L) {
+        E.S = Evaluation::Status::ContractBroken;
+        E.Detail = "the candidate's block size " +
+                   std::to_string(*C.BlockThreads) +
+                   " cannot be applied to the spec: " + toString(L.takeError());
+        return E;
+      }
+      J.CandidateLaunch = std::move(*L);
+    }
     J.Seeds = Seeds;
     J.Options.Verify = true;
     J.Options.Adversarial = Opts.Adversarial;

@@ -206,6 +206,7 @@ Expected<Candidate> LLMCoder::realize(const Plan &P, const Candidate &Parent,
   C.Lineage = Parent.isBaseline() ? std::vector<std::string>() : Parent.Lineage;
   C.Lineage.push_back("llm");
   C.Params = Parent.Params;
+  C.BlockThreads = Parent.BlockThreads; // The launch sites are not rewritten.
   C.Rationale = P.Idea;
   return C;
 }

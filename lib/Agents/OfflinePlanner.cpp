@@ -50,6 +50,12 @@ const std::vector<PassTraits> &traits() {
       {"unroll", 8, 4, "unrolled small loops expose independent work",
        {{{"unroll.factor", "4"}}, {{"unroll.factor", "8"}}}},
       {"index32", 9, 9, "32-bit index math where sizes allow", {}},
+      {"block-size", 10, 10,
+       "another block size changes occupancy, the work per thread and the "
+       "cost of block-wide reductions",
+       {{{"block-size.threads", "128"}},
+        {{"block-size.threads", "512"}},
+        {{"block-size.threads", "1024"}}}},
   };
   return T;
 }
@@ -65,11 +71,12 @@ const PassTraits *traitsOf(StringRef Name) {
 /// reductions), then access paths, then arithmetic, then annotations.
 int pipelineOrder(StringRef Name) {
   // restrict-const first: its __restrict__ is what lets vectorize, ldg and
-  // hoist prove that buffers do not overlap.
+  // hoist prove that buffers do not overlap. block-size before launch-bounds,
+  // whose bound must cover the block size finally launched.
   static const char *Order[] = {"restrict-const", "grid-stride", "warp-reduce",
                                 "hoist",          "vectorize",   "ldg",
                                 "fast-math",      "unroll",      "index32",
-                                "launch-bounds"};
+                                "block-size",     "launch-bounds"};
   for (unsigned I = 0; I < std::size(Order); ++I)
     if (Name == Order[I])
       return I;

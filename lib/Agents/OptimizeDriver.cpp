@@ -6,6 +6,7 @@
 #include "astra/Agents/PassCoder.h"
 #include "astra/Compile/PtxCompiler.h"
 #include "astra/Rewrite/RewriteDriver.h"
+#include "astra/Spec/LaunchTuning.h"
 #include "astra/Spec/SpecCheck.h"
 #include "astra/Support/Diff.h"
 #include "astra/Support/FileIO.h"
@@ -458,6 +459,8 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
     for (auto &[Idx, Files] : Winners) {
       if (DroppedKernels.count(Idx))
         continue;
+      // Each kernel runs with its own winner's launch.
+      All.BlockThreads = FO.Kernels[Idx].Outcome.Winner->BlockThreads;
       EngineEvaluator Check(TC, *Cmd, TargetSpecs[Idx], Req.Engine);
       Evaluation E = Check.test(All);
       if (!E.verified()) {
@@ -483,11 +486,61 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
         FO.Kernels[W.first].Outcome.Winner.reset();
     Winners = std::move(Kept);
   }
+  // A winner that launches another block size changes the spec's launch
+  // too, so the spec keeps describing the code (and a rerun starts from what
+  // is written).
+  std::map<std::string, std::string> SpecTexts;
+  for (auto &[Idx, Files] : Winners) {
+    const Candidate &W = *FO.Kernels[Idx].Outcome.Winner;
+    if (!W.BlockThreads)
+      continue;
+    const std::vector<KernelSpec> &KS = TargetSpecs[Idx];
+    const std::string &SpecPath = KS.front().SpecPath;
+    if (!SpecTexts.count(SpecPath)) {
+      auto Text = readFile(SpecPath);
+      if (!Text) {
+        FO.Error = toString(Text.takeError());
+        break;
+      }
+      FO.Original[SpecPath] = *Text;
+      SpecTexts[SpecPath] = *Text;
+    }
+    std::vector<std::string> Names;
+    for (const KernelSpec &K : KS)
+      Names.push_back(K.Kernel);
+    auto New = retuneSpecText(SpecTexts[SpecPath], SpecPath, Names,
+                              *W.BlockThreads);
+    if (!New) {
+      FO.Error = toString(New.takeError());
+      break;
+    }
+    SpecTexts[SpecPath] = std::move(*New);
+  }
+  if (!FO.Error.empty()) {
+    // Code whose spec cannot say how it is launched is not written.
+    FO.Final.clear();
+    for (KernelReport &R : FO.Kernels)
+      if (R.Outcome.Winner) {
+        R.Outcome.Winner.reset();
+        R.Outcome.NoWinnerReason = FO.Error;
+      }
+  } else {
+    for (auto &[Path, Text] : SpecTexts)
+      FO.Final[Path] = Text;
+  }
   for (KernelReport &R : FO.Kernels)
     if (R.Outcome.Winner)
       for (auto &[Path, Text] : R.Outcome.Winner->Files)
         R.Diff += unifiedDiff(FO.Original.count(Path) ? FO.Original[Path] : "",
                               Text, displayPath(Path), displayPath(Path));
+  for (auto &[Path, Text] : SpecTexts)
+    for (KernelReport &R : FO.Kernels)
+      if (R.Outcome.Winner && R.Outcome.Winner->BlockThreads &&
+          FO.Error.empty()) {
+        R.Diff += unifiedDiff(FO.Original[Path], Text, displayPath(Path),
+                              displayPath(Path));
+        break;
+      }
   return FO;
 }
 

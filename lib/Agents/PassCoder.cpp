@@ -1,12 +1,35 @@
 //===- PassCoder.cpp ------------------------------------------------------===//
 #include "astra/Agents/PassCoder.h"
 #include "astra/Rewrite/RewriteDriver.h"
+#include "astra/Spec/LaunchTuning.h"
 
 #include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
 
 using namespace llvm;
 
 namespace astra {
+
+/// The block size block-size writes under \p O: its parameter, else its
+/// default for the spec's block size literal.
+static std::optional<int64_t> blockThreadsFor(const PassOptions &O,
+                                              StringRef Kernel) {
+  std::string Text = O.strParam("block-size", "threads", "");
+  int64_t V;
+  if (!Text.empty())
+    return StringRef(Text).getAsInteger(10, V) ? std::nullopt
+                                               : std::optional<int64_t>(V);
+  const KernelSpec *S = O.specFor(Kernel);
+  if (!S)
+    return std::nullopt;
+  auto L = tunableBlockLiteral(*S);
+  if (!L) {
+    consumeError(L.takeError());
+    return std::nullopt;
+  }
+  return defaultRetunedBlock(*L);
+}
 
 Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,
                                        const PlanningState &S) {
@@ -39,6 +62,20 @@ Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,
   C.Params = Parent.Params;
   for (const auto &[K, V] : P.Params)
     C.Params[K] = V;
+  // The launch the candidate's code makes: what block-size wrote, else the
+  // parent's. A plan whose block-size refused leaves the launch alone.
+  C.BlockThreads = Parent.BlockThreads;
+  if (is_contained(P.Passes, "block-size")) {
+    if (is_contained(R->Applied, "block-size")) {
+      C.BlockThreads = blockThreadsFor(Req.Options, KernelName);
+    } else {
+      C.Lineage.erase(std::find(C.Lineage.rbegin(), C.Lineage.rend(),
+                                "block-size")
+                          .base() -
+                      1);
+      C.Params.erase("block-size.threads");
+    }
+  }
   C.Rationale = P.Rationale;
   if (!R->Conflicts.empty())
     C.Rationale += " (conflicts: " + join(R->Conflicts, "; ") + ")";

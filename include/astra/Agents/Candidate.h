@@ -53,6 +53,10 @@ struct Candidate {
   std::vector<std::string> Lineage;
   std::map<std::string, std::string> Params;
   std::string Origin = "baseline"; ///< "baseline", "passes" or "llm".
+  /// The block size the code launches the kernel with, when the block-size
+  /// pass changed it: the spec's launch is retuned the same way for the
+  /// candidate's runs (astra/Spec/LaunchTuning.h).
+  std::optional<int64_t> BlockThreads;
   std::string Rationale;
 
   /// A stable hash of the files' contents; equal hashes are the same code.

@@ -1,0 +1,65 @@
+//===- LaunchTuning.h - Block sizes the optimizer may change ---*- C++ -*-===//
+//
+// A spec with "launch_tunable": true says the kernel's launch configuration
+// is the kernel's own, so the optimizer may try other block sizes. What is
+// changed is one number: the block size literal of the spec's launch.block
+// ("min(1024, d)": 1024; "256": 256). The same literal is changed wherever
+// the launch mentions it (a grid of "cdiv(n, 256)" follows a block of 256),
+// in the spec and at the kernel's launch sites (the block-size pass), so the
+// code that is written back launches what was verified and timed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ASTRA_SPEC_LAUNCHTUNING_H
+#define ASTRA_SPEC_LAUNCHTUNING_H
+
+#include "astra/Spec/Spec.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace astra {
+
+/// The block size literal of \p K's launch: the one integer literal of
+/// launch.block (x) that is a multiple of 32 from 32 to 1024, with block y
+/// and z absent or 1. Fails, saying why, when the spec does not allow
+/// tuning or the block has no such single literal.
+llvm::Expected<int64_t> tunableBlockLiteral(const KernelSpec &K);
+
+/// Whether the integer literal \p V appears in \p Text as a whole number.
+bool mentionsLiteral(llvm::StringRef Text, int64_t V);
+
+/// \p Text with every whole-number literal that is a key of \p Map
+/// replaced by its value.
+std::string replaceLiterals(llvm::StringRef Text,
+                            const std::map<int64_t, int64_t> &Map);
+std::string replaceLiteral(llvm::StringRef Text, int64_t From, int64_t To);
+
+/// The literals a grid's retuning changes: the block size, and the block
+/// size minus one of a grid that rounds up ("(n + 255) / 256").
+std::map<int64_t, int64_t> gridLiterals(int64_t From, int64_t To);
+
+/// \p L with the literal \p From replaced by \p To in grid, block and shmem
+/// (and From - 1 by To - 1 in a grid that mentions From).
+llvm::Expected<LaunchSpec> retuneLaunch(const LaunchSpec &L, int64_t From,
+                                        int64_t To);
+
+/// The block size tried when none is asked for: 256, or 128 when the kernel
+/// already uses 256.
+int64_t defaultRetunedBlock(int64_t From);
+
+/// The text of spec file \p Path (contents \p Text) with the launch of each
+/// entry in \p Kernels retuned to block size \p To. Only the launch objects'
+/// strings change (comments and formatting stay); the result is parsed
+/// again and must describe exactly the retuned launches, else this fails.
+llvm::Expected<std::string> retuneSpecText(llvm::StringRef Text,
+                                           llvm::StringRef Path,
+                                           llvm::ArrayRef<std::string> Kernels,
+                                           int64_t To);
+
+} // namespace astra
+
+#endif

@@ -1,0 +1,259 @@
+//===- LaunchTuning.cpp ---------------------------------------------------===//
+#include "astra/Spec/LaunchTuning.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+#include <set>
+
+using namespace llvm;
+
+namespace astra {
+
+/// Calls \p F(Begin, End) for each whole-number token of \p Text: a digit
+/// run not preceded by a letter, digit, '_' or '.', nor followed by one of
+/// those or 'e'/'E' (so "1e6", "x2" and "1.5" are not integers here).
+template <typename Fn> static void forEachInteger(StringRef Text, Fn F) {
+  auto Word = [](char C) { return isAlnum(C) || C == '_' || C == '.'; };
+  for (size_t I = 0; I < Text.size();) {
+    if (!isDigit(Text[I]) || (I > 0 && Word(Text[I - 1]))) {
+      ++I;
+      continue;
+    }
+    size_t E = I;
+    while (E < Text.size() && isDigit(Text[E]))
+      ++E;
+    if (E == Text.size() || !Word(Text[E]))
+      F(I, E);
+    I = E;
+  }
+}
+
+bool mentionsLiteral(StringRef Text, int64_t V) {
+  bool Found = false;
+  forEachInteger(Text, [&](size_t B, size_t E) {
+    int64_t X;
+    if (!Text.slice(B, E).getAsInteger(10, X) && X == V)
+      Found = true;
+  });
+  return Found;
+}
+
+std::string replaceLiterals(StringRef Text,
+                            const std::map<int64_t, int64_t> &Map) {
+  std::string Out;
+  size_t Last = 0;
+  forEachInteger(Text, [&](size_t B, size_t E) {
+    int64_t X;
+    if (Text.slice(B, E).getAsInteger(10, X) || !Map.count(X))
+      return;
+    Out += Text.slice(Last, B);
+    Out += std::to_string(Map.at(X));
+    Last = E;
+  });
+  Out += Text.substr(Last);
+  return Out;
+}
+
+std::string replaceLiteral(StringRef Text, int64_t From, int64_t To) {
+  return replaceLiterals(Text, {{From, To}});
+}
+
+Expected<int64_t> tunableBlockLiteral(const KernelSpec &K) {
+  auto Fail = [&](const Twine &Why) {
+    return createStringError(inconvertibleErrorCode(), "%s",
+                             (K.where("launch") + Why).str().c_str());
+  };
+  if (!K.LaunchIsTunable)
+    return Fail("the spec does not mark the launch as the kernel's own "
+                "(\"launch_tunable\": true)");
+  for (unsigned I = 1; I < 3; ++I)
+    if (!K.Launch.Block[I].empty() && K.Launch.Block[I].text() != "1")
+      return Fail("block sizes of more than one dimension are not tuned");
+  std::set<int64_t> Found;
+  StringRef Text = K.Launch.Block[0].text();
+  forEachInteger(Text, [&](size_t B, size_t E) {
+    int64_t X;
+    if (!Text.slice(B, E).getAsInteger(10, X) && X >= 32 && X <= 1024 &&
+        X % 32 == 0)
+      Found.insert(X);
+  });
+  if (Found.size() != 1)
+    return Fail("launch.block \"" + Text +
+                "\" does not hold exactly one block size literal (a multiple "
+                "of 32 from 32 to 1024)");
+  return *Found.begin();
+}
+
+Expected<LaunchSpec> retuneLaunch(const LaunchSpec &L, int64_t From,
+                                  int64_t To) {
+  LaunchSpec Out = L;
+  auto Retune = [&](SpecExpr &E) -> Error {
+    if (E.empty() || !mentionsLiteral(E.text(), From))
+      return Error::success();
+    auto N = SpecExpr::parse(replaceLiteral(E.text(), From, To));
+    if (!N)
+      return N.takeError();
+    E = std::move(*N);
+    return Error::success();
+  };
+  for (unsigned I = 0; I < 3; ++I) {
+    // A grid that rounds up spells From - 1 too: "(n + 255) / 256".
+    if (!Out.Grid[I].empty() && mentionsLiteral(Out.Grid[I].text(), From)) {
+      auto N = SpecExpr::parse(
+          replaceLiterals(Out.Grid[I].text(), gridLiterals(From, To)));
+      if (!N)
+        return N.takeError();
+      Out.Grid[I] = std::move(*N);
+    }
+    if (Error E = Retune(Out.Block[I]))
+      return E;
+  }
+  if (Error E = Retune(Out.Shmem))
+    return E;
+  return Out;
+}
+
+std::map<int64_t, int64_t> gridLiterals(int64_t From, int64_t To) {
+  return {{From, To}, {From - 1, To - 1}};
+}
+
+int64_t defaultRetunedBlock(int64_t From) { return From == 256 ? 128 : 256; }
+
+/// Offset of the end of the JSON value (object, array, string or scalar)
+/// that starts at \p B, skipping strings and comments; npos when unbalanced.
+static size_t endOfObject(StringRef T, size_t B) {
+  int Depth = 0;
+  for (size_t I = B; I < T.size(); ++I) {
+    char C = T[I];
+    if (C == '"') {
+      for (++I; I < T.size() && T[I] != '"'; ++I)
+        if (T[I] == '\\')
+          ++I;
+      continue;
+    }
+    if (C == '/' && I + 1 < T.size() && T[I + 1] == '/') {
+      I = T.find('\n', I);
+      if (I == StringRef::npos)
+        return I;
+      continue;
+    }
+    if (C == '/' && I + 1 < T.size() && T[I + 1] == '*') {
+      I = T.find("*/", I + 2);
+      if (I == StringRef::npos)
+        return I;
+      ++I;
+      continue;
+    }
+    if (C == '{' || C == '[')
+      ++Depth;
+    else if ((C == '}' || C == ']') && --Depth == 0)
+      return I + 1;
+  }
+  return StringRef::npos;
+}
+
+static size_t offsetOf(StringRef T, unsigned Line, unsigned Col) {
+  size_t Off = 0;
+  for (unsigned L = 1; L < Line && Off != StringRef::npos; ++L) {
+    Off = T.find('\n', Off);
+    if (Off != StringRef::npos)
+      ++Off;
+  }
+  return Off == StringRef::npos ? Off : Off + Col - 1;
+}
+
+Expected<std::string> retuneSpecText(StringRef Text, StringRef Path,
+                                     ArrayRef<std::string> Kernels,
+                                     int64_t To) {
+  auto Old = parseSpec(Text, Path);
+  if (!Old)
+    return Old.takeError();
+  auto Fail = [&](const Twine &Why) {
+    return createStringError(inconvertibleErrorCode(), "%s",
+                             (Path + ": cannot retune the launch: " + Why)
+                                 .str()
+                                 .c_str());
+  };
+  // Edits as (begin, end, new text), applied back to front.
+  std::vector<std::tuple<size_t, size_t, std::string>> Edits;
+  std::map<std::string, LaunchSpec> Expected;
+  for (const std::string &Name : Kernels) {
+    const KernelSpec *K = Old->find(Name);
+    if (!K)
+      return Fail("no entry for kernel '" + Name + "'");
+    auto From = tunableBlockLiteral(*K);
+    if (!From)
+      return From.takeError();
+    auto L = retuneLaunch(K->Launch, *From, To);
+    if (!L)
+      return L.takeError();
+    Expected[K->Kernel] = std::move(*L);
+    auto It = K->FieldLocations.find("launch");
+    if (It == K->FieldLocations.end())
+      return Fail("kernel '" + Name + "': the launch field is not found");
+    size_t KeyAt = offsetOf(Text, It->second.first, It->second.second);
+    size_t B = KeyAt == StringRef::npos ? KeyAt : Text.find('{', KeyAt);
+    size_t E = B == StringRef::npos ? B : endOfObject(Text, B);
+    if (E == StringRef::npos)
+      return Fail("kernel '" + Name + "': the launch object is not found");
+    // The values inside the launch object change (strings and bare numbers);
+    // keys stay. Which map applies depends on the key a value belongs to.
+    std::string New, Key;
+    StringRef Obj = Text.slice(B, E);
+    auto Retune = [&](StringRef V) {
+      return Key == "grid" && mentionsLiteral(V, *From)
+                 ? replaceLiterals(V, gridLiterals(*From, To))
+                 : replaceLiteral(V, *From, To);
+    };
+    size_t Plain = 0; // Start of the text since the last string.
+    for (size_t I = 0; I < Obj.size(); ++I) {
+      if (Obj[I] != '"')
+        continue;
+      New += Retune(Obj.slice(Plain, I));
+      size_t J = I + 1;
+      while (J < Obj.size() && Obj[J] != '"')
+        J += Obj[J] == '\\' ? 2 : 1;
+      StringRef Str = Obj.slice(I + 1, J);
+      bool IsKey = Obj.substr(J + 1).ltrim().starts_with(":");
+      New += '"';
+      New += IsKey ? Str.str() : Retune(Str);
+      New += '"';
+      if (IsKey)
+        Key = Str.str();
+      I = J;
+      Plain = J + 1;
+    }
+    New += Retune(Obj.substr(std::min(Plain, Obj.size())));
+    Edits.emplace_back(B, E, std::move(New));
+  }
+  std::sort(Edits.begin(), Edits.end(),
+            [](const auto &A, const auto &B) { return std::get<0>(A) > std::get<0>(B); });
+  std::string Out = Text.str();
+  for (size_t I = 0; I < Edits.size(); ++I) {
+    if (I && std::get<1>(Edits[I]) > std::get<0>(Edits[I - 1]))
+      return Fail("two kernels share one launch object");
+    Out.replace(std::get<0>(Edits[I]),
+                std::get<1>(Edits[I]) - std::get<0>(Edits[I]),
+                std::get<2>(Edits[I]));
+  }
+  auto New = parseSpec(Out, Path);
+  if (!New)
+    return Fail("the edited spec does not parse: " + toString(New.takeError()));
+  for (const KernelSpec &K : Old->Kernels) {
+    const KernelSpec *N = New->find(K.Kernel);
+    auto It = Expected.find(K.Kernel);
+    const LaunchSpec &Want = It == Expected.end() ? K.Launch : It->second;
+    bool Same = N != nullptr;
+    for (unsigned I = 0; Same && I < 3; ++I)
+      Same = N->Launch.Grid[I].text() == Want.Grid[I].text() &&
+             N->Launch.Block[I].text() == Want.Block[I].text();
+    if (Same)
+      Same = N->Launch.Shmem.text() == Want.Shmem.text();
+    if (!Same)
+      return Fail("kernel '" + K.Kernel +
+                  "': the edited launch is not the one that was verified");
+  }
+  return Out;
+}
+
+} // namespace astra

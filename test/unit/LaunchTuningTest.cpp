@@ -1,0 +1,123 @@
+//===- LaunchTuningTest.cpp - Block size literals in specs ----------------===//
+#include "astra/Spec/LaunchTuning.h"
+
+#include "llvm/Support/Error.h"
+#include "gtest/gtest.h"
+
+#include <cstring>
+
+using namespace astra;
+using namespace llvm;
+
+namespace {
+
+const char *SpecText = R"js(// four kernels
+{
+  "version": 1,
+  "kernels": {
+    "a": {
+      "shapes": {"s": {"n": 5000}},
+      "args": {"p": {"dtype": "f32", "count": "n", "role": "output"}, "n": {"value": "n"}},
+      // 256 threads; the grid rounds up
+      "launch": {"grid": "(n + 255) / 256", "block": 256, "shmem": "256 * 4"},
+      "launch_tunable": true
+    },
+    "b": {
+      "shapes": {"s": {"T": 4, "d": 3000}},
+      "args": {"p": {"dtype": "f32", "count": "T * d", "role": "output"}, "d": {"value": "d"}},
+      "launch": {"grid": ["T", 1], "block": "min(1024, d)"},
+      "launch_tunable": true
+    },
+    "c": {
+      "shapes": {"s": {"n": 4096}},
+      "args": {"p": {"dtype": "f32", "count": "n", "role": "output"}, "n": {"value": "n"}},
+      "launch": {"grid": "cdiv(n, 128)", "block": "128"}
+    },
+    "d": {
+      "shapes": {"s": {"n": 4096}},
+      "args": {"p": {"dtype": "f32", "count": "n", "role": "output"}, "n": {"value": "n"}},
+      "launch": {"grid": "cdiv(n, 128)", "block": "max(64, min(n, 128))"},
+      "launch_tunable": true
+    }
+  }
+}
+)js";
+
+SpecFile load(StringRef Text) {
+  auto S = parseSpec(Text, "t.astra.json");
+  EXPECT_TRUE(bool(S)) << (S ? "" : toString(S.takeError()));
+  return S ? std::move(*S) : SpecFile();
+}
+
+TEST(LaunchTuningTest, LiteralsAreWholeNumbers) {
+  EXPECT_TRUE(mentionsLiteral("min(1024, d)", 1024));
+  EXPECT_FALSE(mentionsLiteral("min(10240, d)", 1024));
+  EXPECT_FALSE(mentionsLiteral("x1024 + 1024.5 + 1024e0", 1024));
+  EXPECT_EQ(replaceLiteral("cdiv(n, 256) + n256 + 2560", 256, 128),
+            "cdiv(n, 128) + n256 + 2560");
+  EXPECT_EQ(replaceLiterals("(n + 255) / 256", gridLiterals(256, 512)),
+            "(n + 511) / 512");
+}
+
+TEST(LaunchTuningTest, TheBlockSizeLiteral) {
+  SpecFile S = load(SpecText);
+  ASSERT_EQ(S.Kernels.size(), 4u);
+  auto A = tunableBlockLiteral(*S.find("a"));
+  ASSERT_TRUE(bool(A)) << toString(A.takeError());
+  EXPECT_EQ(*A, 256);
+  auto B = tunableBlockLiteral(*S.find("b"));
+  ASSERT_TRUE(bool(B)) << toString(B.takeError());
+  EXPECT_EQ(*B, 1024);
+  auto C = tunableBlockLiteral(*S.find("c"));
+  ASSERT_FALSE(bool(C));
+  EXPECT_NE(toString(C.takeError()).find("launch_tunable"), std::string::npos);
+  auto D = tunableBlockLiteral(*S.find("d"));
+  ASSERT_FALSE(bool(D)) << "64 and 128: which one is the block size?";
+  EXPECT_NE(toString(D.takeError()).find("exactly one block size literal"),
+            std::string::npos);
+  EXPECT_EQ(defaultRetunedBlock(1024), 256);
+  EXPECT_EQ(defaultRetunedBlock(256), 128);
+}
+
+TEST(LaunchTuningTest, RetunedLaunchEvaluates) {
+  SpecFile S = load(SpecText);
+  auto L = retuneLaunch(S.find("a")->Launch, 256, 128);
+  ASSERT_TRUE(bool(L)) << toString(L.takeError());
+  EXPECT_EQ(L->Grid[0].text(), "(n + 127) / 128");
+  EXPECT_EQ(L->Shmem.text(), "128 * 4");
+  auto R = L->resolve(S.find("a")->Shapes.front().Vars);
+  ASSERT_TRUE(bool(R)) << toString(R.takeError());
+  EXPECT_EQ(R->Block[0], 128);
+  EXPECT_EQ(R->Grid[0], (5000 + 127) / 128);
+}
+
+TEST(LaunchTuningTest, SpecTextKeepsEverythingButTheLaunch) {
+  auto New = retuneSpecText(SpecText, "t.astra.json", {"a", "b"}, 512);
+  ASSERT_TRUE(bool(New)) << toString(New.takeError());
+  StringRef N = *New;
+  EXPECT_NE(N.find(R"js("launch": {"grid": "(n + 511) / 512", "block": 512, "shmem": "512 * 4"})js"),
+            StringRef::npos)
+      << N.str();
+  EXPECT_NE(N.find(R"js("launch": {"grid": ["T", 1], "block": "min(512, d)"})js"),
+            StringRef::npos)
+      << N.str();
+  // Comments, kernel c and the shapes stay byte for byte.
+  EXPECT_NE(N.find("// 256 threads; the grid rounds up"), StringRef::npos);
+  EXPECT_NE(N.find(R"js("launch": {"grid": "cdiv(n, 128)", "block": "128"})js"),
+            StringRef::npos);
+  // 255 -> 511 and 256 -> 512 keep the length, 1024 -> 512 is one shorter:
+  // nothing else changed size.
+  EXPECT_EQ(N.size(), strlen(SpecText) - 1);
+}
+
+TEST(LaunchTuningTest, SpecTextRefusesWhatItCannotRetune) {
+  auto E = retuneSpecText(SpecText, "t.astra.json", {"c"}, 256);
+  ASSERT_FALSE(bool(E));
+  EXPECT_NE(toString(E.takeError()).find("launch_tunable"), std::string::npos);
+  auto Missing = retuneSpecText(SpecText, "t.astra.json", {"zz"}, 256);
+  ASSERT_FALSE(bool(Missing));
+  EXPECT_NE(toString(Missing.takeError()).find("no entry for kernel 'zz'"),
+            std::string::npos);
+}
+
+} // namespace
