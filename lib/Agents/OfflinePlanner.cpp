@@ -1,5 +1,6 @@
 //===- OfflinePlanner.cpp -------------------------------------------------===//
 #include "astra/Agents/OfflinePlanner.h"
+#include "astra/Spec/LaunchTuning.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -53,9 +54,7 @@ const std::vector<PassTraits> &traits() {
       {"block-size", 10, 10,
        "another block size changes occupancy, the work per thread and the "
        "cost of block-wide reductions",
-       {{{"block-size.threads", "128"}},
-        {{"block-size.threads", "512"}},
-        {{"block-size.threads", "1024"}}}},
+       {}},
   };
   return T;
 }
@@ -164,6 +163,35 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
     return P;
   };
 
+  // The block size is a dimension of its own: swept on top of the best
+  // pipeline (or the original), whether or not the default size helped.
+  auto SweepBlockSize = [&]() {
+    if (!is_contained(Ranked, "block-size") || F.BlockSize <= 0)
+      return;
+    const Candidate *Best = S.Beam.empty() ? nullptr : S.Beam.front().first;
+    if (Best && Best->Origin == "llm")
+      return;
+    std::vector<std::string> Base = Best ? Best->Lineage
+                                         : std::vector<std::string>();
+    Base.push_back("block-size");
+    for (int64_t T : {128, 256, 512, 1024}) {
+      // The size the code has, and the default the single pass tried.
+      if (T == F.BlockSize ||
+          (Best ? Best->BlockThreads && *Best->BlockThreads == T
+                : T == defaultRetunedBlock(F.BlockSize)))
+        continue;
+      Plan P;
+      P.Passes = canonical(withPrerequisites(F, Base));
+      if (Best)
+        P.Params = Best->Params;
+      P.Params["block-size.threads"] = std::to_string(T);
+      P.Rationale = "sweep the block size of " +
+                    (Best ? Best->Id : std::string("the original")) + ": " +
+                    WhyOf("block-size");
+      Add(P);
+    }
+  };
+
   if (S.Round == 1 || S.Beam.empty()) {
     // Everything that applies, composed in the canonical order: often the
     // best single experiment.
@@ -175,6 +203,8 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
     }
     for (const std::string &Pass : Ranked)
       Add(Single(Pass));
+    if (S.Round > 1)
+      SweepBlockSize();
     return Plans;
   }
 
@@ -201,6 +231,7 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
       Add(P);
     }
   }
+  SweepBlockSize();
   for (const auto &[C, E] : S.Beam) {
     if (C->Origin == "llm")
       continue;

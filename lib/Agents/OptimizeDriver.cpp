@@ -223,6 +223,10 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
     Facts.File = Abs;
     Facts.Kernel = R.Kernel;
     Facts.LaunchTunable = Specs.front().LaunchIsTunable;
+    if (auto L = tunableBlockLiteral(Specs.front()))
+      Facts.BlockSize = *L;
+    else
+      consumeError(L.takeError());
     Facts.ArithmeticIntensity = intensity(Specs.back());
     RewriteRequest Probe;
     Probe.Command = *Cmd;

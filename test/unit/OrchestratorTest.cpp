@@ -382,6 +382,54 @@ TEST(OfflinePlanner, DroppingAnEnablerDropsWhatNeedsIt) {
   EXPECT_TRUE(is_contained(Labels, "restrict-const+vectorize"));
 }
 
+TEST(OfflinePlanner, SweepsTheBlockSizeOfTheBestOrTheOriginal) {
+  KernelFacts F;
+  F.ApplicablePasses = {{"block-size", {}}, {"fast-math", {}}};
+  F.BlockSize = 1024;
+  Evaluation Base, Good;
+  ShapeTiming T;
+  T.BaselineUs = 10;
+  T.CandidateUs = 5;
+  Good.S = Evaluation::Status::Verified;
+  Good.Timings = {T};
+  PlanningState St;
+  St.Facts = &F;
+  St.Round = 2;
+  St.Baseline = &Base;
+  // Nothing verified faster yet: sweep the original's launch, skipping the
+  // size it has (1024) and the default the single pass tried (256).
+  St.TriedLabels = {"baseline:block-size", "baseline:fast-math",
+                    "baseline:fast-math+block-size"};
+  OfflinePlanner P;
+  std::vector<std::string> Labels;
+  for (const Plan &Pl : P.propose(St, 10))
+    Labels.push_back(Pl.label());
+  EXPECT_EQ(join(Labels, " "), "block-size(block-size.threads=128) "
+                               "block-size(block-size.threads=512)");
+  // On top of the best pipeline, which launches 256 already.
+  Candidate Best;
+  Best.Id = "r1c1";
+  Best.Origin = "passes";
+  Best.Lineage = {"fast-math", "block-size"};
+  Best.BlockThreads = 256;
+  St.Beam = {{&Best, &Good}};
+  Labels.clear();
+  for (const Plan &Pl : P.propose(St, 10))
+    Labels.push_back(Pl.label());
+  EXPECT_TRUE(is_contained(
+      Labels, "fast-math+block-size(block-size.threads=128)"));
+  EXPECT_TRUE(is_contained(
+      Labels, "fast-math+block-size(block-size.threads=512)"));
+  EXPECT_FALSE(is_contained(
+      Labels, "fast-math+block-size(block-size.threads=256)"));
+  EXPECT_FALSE(is_contained(
+      Labels, "fast-math+block-size(block-size.threads=1024)"));
+  // A spec that does not let the launch change: no sweep.
+  F.BlockSize = 0;
+  St.Beam.clear();
+  EXPECT_TRUE(P.propose(St, 10).empty());
+}
+
 TEST(OfflinePlanner, RespectsTheAllowedPasses) {
   KernelFacts F;
   F.ApplicablePasses = {{"fast-math", {}}, {"hoist", {}}};

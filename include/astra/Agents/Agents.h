@@ -39,6 +39,9 @@ struct KernelFacts {
   /// The launch configuration belongs to the kernel (block sizes may be
   /// tuned).
   bool LaunchTunable = false;
+  /// The block size the spec launches with, when it may be tuned
+  /// (tunableBlockLiteral); 0 when not.
+  int64_t BlockSize = 0;
   /// Flops per byte from the spec, when it gives flops (else negative).
   double ArithmeticIntensity = -1;
 };
