@@ -20,6 +20,8 @@ cp -r "$top/bench" "$root/bench"
 find "$root/kernels" "$root/bench" -name "__pycache__" -prune -exec rm -rf {} +
 mkdir -p "$root/test"
 cp -r "$top/test/gpu" "$root/test/gpu"
+# The loopback OpenAI server the LLM-mode GPU test talks to.
+cp -r "$top/test/llm" "$root/test/llm"
 cp -r "$(dirname "$(readlink -f /usr/lib/llvm-22/bin/lit)")/../utils/lit" "$root/lit" 2>/dev/null ||
   cp -r /usr/lib/llvm-22/utils/lit "$root/lit"
 find "$root/lit" -name '__pycache__' -prune -exec rm -rf {} +
