@@ -116,7 +116,7 @@ Expected<std::unique_ptr<GpuContext>> GpuContext::open(int Ordinal) {
 }
 
 GpuContext::~GpuContext() {
-  if (!Drv)
+  if (!Drv || Abandoned)
     return;
   const cu::Api &A = api();
   if (Stream)
@@ -139,8 +139,10 @@ Error GpuContext::wait(double TimeoutSeconds, StringRef What) {
       return Error::success();
     if (R != cu::ERROR_NOT_READY)
       return check(R, "cuStreamQuery", ("waiting for " + What).str());
-    if (Clock::now() > Deadline)
+    if (Clock::now() > Deadline) {
+      Abandoned = true;
       return make_error<TimeoutError>(TimeoutSeconds, What.str());
+    }
     if (++Polls > 1000) {
       std::this_thread::sleep_for(Sleep);
       Sleep = std::min(Sleep * 2, std::chrono::microseconds(2000));
@@ -163,7 +165,7 @@ Expected<DeviceAlloc> DeviceAlloc::allocate(GpuContext &C, size_t Bytes,
 
 DeviceAlloc &DeviceAlloc::operator=(DeviceAlloc &&O) noexcept {
   if (this != &O) {
-    if (Ctx && Ptr)
+    if (Ctx && Ptr && !Ctx->abandoned())
       Ctx->api().MemFree(Ptr);
     Ctx = O.Ctx;
     Ptr = O.Ptr;
@@ -177,7 +179,7 @@ DeviceAlloc &DeviceAlloc::operator=(DeviceAlloc &&O) noexcept {
 }
 
 DeviceAlloc::~DeviceAlloc() {
-  if (Ctx && Ptr)
+  if (Ctx && Ptr && !Ctx->abandoned())
     Ctx->api().MemFree(Ptr);
 }
 
@@ -254,7 +256,7 @@ GpuModule::load(GpuContext &C, StringRef Ptx, StringRef Label) {
 }
 
 GpuModule::~GpuModule() {
-  if (Mod)
+  if (Mod && !Ctx->abandoned())
     Ctx->api().ModuleUnload(Mod);
 }
 

@@ -85,6 +85,12 @@ public:
   /// kernel fault comes back as a CudaError (sticky: the context is dead).
   llvm::Error wait(double TimeoutSeconds, llvm::StringRef What);
 
+  /// True once a wait timed out: a kernel may still be running, and freeing
+  /// memory, unloading a module or releasing the context would block on it
+  /// for ever. Nothing touches the context again; the process exits (the
+  /// verifier is a child process) and the driver reclaims the device.
+  bool abandoned() const { return Abandoned; }
+
   /// Number of GPUs the driver sees.
   static llvm::Expected<int> deviceCount();
   /// Reads the attributes of device \p Ordinal without opening a context.
@@ -97,6 +103,7 @@ private:
   cu::Device Dev = 0;
   cu::Context Ctx = nullptr;
   cu::Stream Stream = nullptr;
+  bool Abandoned = false;
 };
 
 /// One device allocation, freed on destruction.
