@@ -6,6 +6,7 @@
 #include "astra/Agents/PassCoder.h"
 #include "astra/Compile/PtxCompiler.h"
 #include "astra/Rewrite/RewriteDriver.h"
+#include "astra/Agents/ResultCache.h"
 #include "astra/Spec/LaunchTuning.h"
 #include "astra/Spec/SpecCheck.h"
 #include "astra/Support/Diff.h"
@@ -17,6 +18,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <ctime>
 #include <set>
 
 using namespace llvm;
@@ -153,6 +155,21 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
   auto SpecF = loadSpecFor(File, Req.SpecPath);
   if (!SpecF) {
     FO.Error = toString(SpecF.takeError());
+    return FO;
+  }
+  // Unchanged inputs: the outcome of the run that saw them.
+  ResultCache Cache(Req.ResultCacheDir);
+  std::string CacheKey;
+  if (Req.UseResultCache && !Req.Static) {
+    CacheKey = ResultCache::key(Abs, SpecF->Path, *Cmd, Req.CacheOptions);
+    if (std::optional<CachedOutcome> C = Cache.lookup(CacheKey, Req.Gpu)) {
+      C->Outcome.File = File;
+      C->Outcome.FromCache = "verified on " + C->Gpu + " at " + C->Date;
+      return std::move(C->Outcome);
+    }
+  }
+  if (Req.CacheOnly) {
+    FO.Skipped = true;
     return FO;
   }
   std::string ParseDiags;
@@ -532,6 +549,21 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
     for (auto &[Path, Text] : SpecTexts)
       FO.Final[Path] = Text;
   }
+  attachDiffs(FO, SpecTexts);
+  if (!CacheKey.empty() && !Req.Gpu.empty() && FO.Error.empty() &&
+      llvm::all_of(FO.Kernels,
+                   [](const KernelReport &R) { return R.Error.empty(); })) {
+    char Date[32];
+    std::time_t Now = std::time(nullptr);
+    std::strftime(Date, sizeof(Date), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&Now));
+    if (Error E = Cache.store(CacheKey, Req.Gpu, FO, Date))
+      consumeError(std::move(E)); // A cache that cannot be written is no cache.
+  }
+  return FO;
+}
+
+void OptimizeDriver::attachDiffs(
+    FileOutcome &FO, const std::map<std::string, std::string> &SpecTexts) {
   for (KernelReport &R : FO.Kernels)
     if (R.Outcome.Winner)
       for (auto &[Path, Text] : R.Outcome.Winner->Files)
@@ -545,7 +577,6 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
                               displayPath(Path));
         break;
       }
-  return FO;
 }
 
 } // namespace astra

@@ -30,18 +30,7 @@ namespace astra {
 static std::string chosenCacheDirectory(const CompileOptions &Opts) {
   if (!Opts.CacheDir.empty())
     return Opts.CacheDir;
-  if (const char *E = std::getenv("ASTRA_CACHE_DIR"); E && *E)
-    return E;
-  // The XDG spec says a relative $XDG_CACHE_HOME is to be ignored.
-  if (const char *E = std::getenv("XDG_CACHE_HOME");
-      E && *E && sys::path::is_absolute(E))
-    return (Twine(E) + "/clang-astra").str();
-  SmallString<256> Home;
-  if (sys::path::home_directory(Home)) {
-    sys::path::append(Home, ".cache", "clang-astra");
-    return std::string(Home);
-  }
-  return "";
+  return cacheRootDirectory();
 }
 
 std::string ptxCacheDirectory(const CompileOptions &Opts) {

@@ -6,6 +6,7 @@
 #include "astra/Engine/Validity.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -70,8 +71,9 @@ void recordRunError(EngineSession &S, Error E, bool IsCandidate,
         S.Result.ContextLost = true;
         F.Kind = "timeout";
         F.Message = formatv("{0} timed out: the kernel did not finish within "
-                            "{1:g} s on {2} (an infinite loop or a deadlock?)",
-                            Who, T.seconds(), Where)
+                            "{1} s on {2} (an infinite loop or a deadlock?)",
+                            Who, formatv("{0}", llvm::format("%g", T.seconds())),
+                            Where)
                         .str();
       },
       [&](const CudaError &C) {

@@ -16,15 +16,8 @@ using namespace llvm;
 namespace astra {
 
 std::string defaultLLMCacheDir() {
-  SmallString<256> Dir;
-  if (const char *Env = std::getenv("ASTRA_CACHE_DIR"); Env && *Env) {
-    Dir = Env;
-  } else if (const char *Xdg = std::getenv("XDG_CACHE_HOME"); Xdg && *Xdg) {
-    Dir = Xdg;
-    sys::path::append(Dir, "clang-astra");
-  } else if (sys::path::home_directory(Dir)) {
-    sys::path::append(Dir, ".cache", "clang-astra");
-  } else {
+  SmallString<256> Dir(cacheRootDirectory());
+  if (Dir.empty()) {
     sys::path::system_temp_directory(/*ErasedOnReboot=*/false, Dir);
     sys::path::append(Dir, "clang-astra");
   }

@@ -8,6 +8,8 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
+
 using namespace llvm;
 
 namespace astra {
@@ -76,6 +78,21 @@ Error writeFileAtomically(StringRef Path, StringRef Contents) {
                              Path.str().c_str(), EC.message().c_str());
   }
   return Error::success();
+}
+
+std::string cacheRootDirectory() {
+  if (const char *E = std::getenv("ASTRA_CACHE_DIR"); E && *E)
+    return E;
+  // The XDG spec says a relative $XDG_CACHE_HOME is to be ignored.
+  if (const char *E = std::getenv("XDG_CACHE_HOME");
+      E && *E && sys::path::is_absolute(E))
+    return (Twine(E) + "/clang-astra").str();
+  SmallString<256> Home;
+  if (sys::path::home_directory(Home)) {
+    sys::path::append(Home, ".cache", "clang-astra");
+    return std::string(Home);
+  }
+  return "";
 }
 
 } // namespace astra

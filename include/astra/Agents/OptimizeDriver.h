@@ -42,6 +42,18 @@ struct OptimizeRequest {
   bool Static = false;
   /// Directory for LLM transcripts (the report directory); empty: none.
   std::string TranscriptDir;
+  /// The result cache (ResultCache.h): outcomes of earlier runs on the same
+  /// inputs are reused, and new GPU outcomes are stored.
+  bool UseResultCache = false;
+  std::string ResultCacheDir; ///< Empty: the default directory.
+  /// The options that change an outcome, as text (part of the cache key).
+  std::string CacheOptions;
+  /// The GPU results are verified on; empty: no GPU here, so a cached
+  /// result of any GPU is taken.
+  std::string Gpu;
+  /// No GPU work at all: cached results only; files without one are
+  /// skipped (FileOutcome::Skipped).
+  bool CacheOnly = false;
 };
 
 struct FileOutcome {
@@ -51,6 +63,10 @@ struct FileOutcome {
   std::vector<KernelReport> Kernels;
   /// Set when the file could not be optimized at all.
   std::string Error;
+  /// "verified on <GPU> at <date>" when the outcome came from the cache.
+  std::string FromCache;
+  /// Not optimized: CacheOnly and nothing cached.
+  bool Skipped = false;
 };
 
 class OptimizeDriver {
@@ -71,6 +87,10 @@ public:
   RunInfo runInfo() const { return Info; }
 
 private:
+  /// The unified diff of each winner (and of a retuned spec) in its report.
+  static void attachDiffs(FileOutcome &FO,
+                          const std::map<std::string, std::string> &SpecTexts);
+
   const CudaToolchain &TC;
   const CompileCommands &CC;
   OptimizeRequest Req;

@@ -25,6 +25,11 @@ llvm::Error checkReadableFile(llvm::StringRef Path);
 /// an existing file.
 llvm::Error writeFileAtomically(llvm::StringRef Path, llvm::StringRef Contents);
 
+/// The root of clang-astra's caches (PTX, LLM replies, optimize results):
+/// $ASTRA_CACHE_DIR, else $XDG_CACHE_HOME/clang-astra (when absolute), else
+/// ~/.cache/clang-astra; empty when none of them can be found.
+std::string cacheRootDirectory();
+
 } // namespace astra
 
 #endif

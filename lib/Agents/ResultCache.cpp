@@ -1,0 +1,368 @@
+//===- ResultCache.cpp ----------------------------------------------------===//
+#include "astra/Agents/ResultCache.h"
+#include "astra/Support/FileIO.h"
+#include "astra/Support/Json.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SHA256.h"
+
+#include <set>
+
+using namespace llvm;
+
+namespace astra {
+
+ResultCache::ResultCache(std::string D) : Dir(std::move(D)) {
+  if (!Dir.empty())
+    return;
+  SmallString<256> P(cacheRootDirectory());
+  if (P.empty())
+    sys::path::system_temp_directory(/*ErasedOnReboot=*/false, P);
+  sys::path::append(P, "results");
+  Dir = std::string(P);
+}
+
+/// The local headers \p Text includes with quotes, resolved beside \p From
+/// or in \p IncludeDirs, recursively; system (<...>) headers belong to the
+/// toolchain, whose version is in the key already.
+static void collectHeaders(StringRef From, StringRef Text,
+                           ArrayRef<std::string> IncludeDirs,
+                           std::map<std::string, std::string> &Out) {
+  SmallVector<StringRef, 64> Lines;
+  Text.split(Lines, '\n');
+  for (StringRef L : Lines) {
+    L = L.ltrim();
+    if (!L.consume_front("#"))
+      continue;
+    L = L.ltrim();
+    if (!L.consume_front("include"))
+      continue;
+    L = L.ltrim();
+    if (!L.consume_front("\""))
+      continue;
+    StringRef Name = L.take_until([](char C) { return C == '"'; });
+    std::vector<std::string> Dirs = {sys::path::parent_path(From).str()};
+    Dirs.insert(Dirs.end(), IncludeDirs.begin(), IncludeDirs.end());
+    for (const std::string &D : Dirs) {
+      SmallString<256> P(D);
+      sys::path::append(P, Name);
+      sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+      if (!sys::fs::is_regular_file(P))
+        continue;
+      std::string Path(P);
+      if (Out.count(Path))
+        break;
+      auto Body = readFile(Path);
+      if (!Body) {
+        consumeError(Body.takeError());
+        break;
+      }
+      Out[Path] = *Body;
+      collectHeaders(Path, Out[Path], IncludeDirs, Out);
+      break;
+    }
+  }
+}
+
+std::string ResultCache::key(StringRef File, StringRef SpecPath,
+                             ArrayRef<std::string> Command,
+                             StringRef Options) {
+  SHA256 H;
+  auto Add = [&](StringRef S) {
+    H.update(S);
+    H.update(StringRef("\0", 1)); // No two input lists hash the same bytes.
+  };
+  Add("clang-astra optimize result v1");
+  Add(Options);
+  std::vector<std::string> IncludeDirs;
+  for (size_t I = 0; I < Command.size(); ++I) {
+    Add(Command[I]);
+    StringRef A = Command[I];
+    if ((A == "-I" || A == "-iquote") && I + 1 < Command.size())
+      IncludeDirs.push_back(Command[I + 1]);
+    else if (A.starts_with("-I") && A.size() > 2)
+      IncludeDirs.push_back(A.drop_front(2).str());
+  }
+  std::map<std::string, std::string> Texts;
+  for (StringRef P : {File, SpecPath}) {
+    auto T = readFile(P);
+    Texts[P.str()] = T ? *T : "<unreadable>";
+    if (!T)
+      consumeError(T.takeError());
+  }
+  collectHeaders(File, Texts[File.str()], IncludeDirs, Texts);
+  for (const auto &[Path, Text] : Texts) {
+    Add(Path);
+    Add(Text);
+  }
+  return toHex(H.final(), /*LowerCase=*/true);
+}
+
+/// File name of one GPU's entry: the name with anything but letters and
+/// digits made '_', so it is a plain file name everywhere.
+static std::string gpuFileName(StringRef Gpu) {
+  std::string S;
+  for (char C : Gpu)
+    S += isAlnum(C) ? C : '_';
+  return S + ".json";
+}
+
+static void writeTimings(JsonWriter &W, const Evaluation &E) {
+  W.key("timings");
+  W.arrayBegin();
+  for (const ShapeTiming &T : E.Timings) {
+    W.objectBegin();
+    W.field("shape", T.Shape);
+    W.field("baseline_us", T.BaselineUs);
+    W.field("candidate_us", T.CandidateUs);
+    W.field("baseline_spread_us", T.BaselineSpreadUs);
+    W.field("candidate_spread_us", T.CandidateSpreadUs);
+    W.field("bytes", T.Bytes);
+    W.field("baseline_roofline", T.BaselineRoofline);
+    W.field("candidate_roofline", T.CandidateRoofline);
+    W.objectEnd();
+  }
+  W.arrayEnd();
+}
+
+static void writeFiles(JsonWriter &W, StringRef Key,
+                       const std::map<std::string, std::string> &Files) {
+  W.key(Key);
+  W.objectBegin();
+  for (const auto &[Path, Text] : Files)
+    W.field(Path, Text);
+  W.objectEnd();
+}
+
+Error ResultCache::store(StringRef Key, StringRef Gpu, const FileOutcome &O,
+                         StringRef Date) const {
+  JsonWriter W;
+  W.objectBegin();
+  W.field("version", 1);
+  W.field("gpu", Gpu);
+  W.field("date", Date);
+  W.field("file", O.File);
+  writeFiles(W, "original", O.Original);
+  writeFiles(W, "final", O.Final);
+  W.key("kernels");
+  W.arrayBegin();
+  for (const KernelReport &R : O.Kernels) {
+    W.objectBegin();
+    W.field("file", R.File);
+    W.field("kernel", R.Kernel);
+    W.field("diff", R.Diff);
+    W.field("error", R.Error);
+    W.field("no_winner_reason", R.Outcome.NoWinnerReason);
+    W.field("stop_reason", R.Outcome.StopReason);
+    writeTimings(W, R.Outcome.Baseline);
+    if (R.Outcome.Winner) {
+      const Candidate &C = *R.Outcome.Winner;
+      W.key("winner");
+      W.objectBegin();
+      W.field("id", C.Id);
+      W.field("origin", C.Origin);
+      W.field("rationale", C.Rationale);
+      W.key("lineage");
+      W.arrayBegin();
+      for (const std::string &L : C.Lineage)
+        W.value(L);
+      W.arrayEnd();
+      W.key("params");
+      W.objectBegin();
+      for (const auto &[K, V] : C.Params)
+        W.field(K, V);
+      W.objectEnd();
+      if (C.BlockThreads)
+        W.field("block_threads", (long long)*C.BlockThreads);
+      writeFiles(W, "files", C.Files);
+      W.field("max_abs_error", R.Outcome.WinnerEval.MaxAbsError);
+      W.field("max_rel_error", R.Outcome.WinnerEval.MaxRelError);
+      W.key("seeds");
+      W.arrayBegin();
+      for (uint64_t S : R.Outcome.WinnerEval.Seeds)
+        W.value((unsigned long long)S);
+      W.arrayEnd();
+      writeTimings(W, R.Outcome.WinnerEval);
+      W.objectEnd();
+    }
+    W.objectEnd();
+  }
+  W.arrayEnd();
+  W.objectEnd();
+
+  SmallString<256> P(Dir);
+  sys::path::append(P, Key);
+  if (std::error_code EC = sys::fs::create_directories(P))
+    return createStringError(EC,
+                             "%s: cannot create the result cache directory: "
+                             "%s (set ASTRA_CACHE_DIR to a writable directory "
+                             "or pass --no-cache)",
+                             P.c_str(), EC.message().c_str());
+  sys::path::append(P, gpuFileName(Gpu));
+  return writeFileAtomically(P, W.str());
+}
+
+namespace {
+/// Reads what store() wrote; any surprise makes the entry unreadable.
+struct Reader {
+  bool OK = true;
+  std::string str(const rapidjson::Value &V, const char *K) {
+    if (V.IsObject() && V.HasMember(K) && V[K].IsString())
+      return V[K].GetString();
+    OK = false;
+    return "";
+  }
+  double num(const rapidjson::Value &V, const char *K) {
+    if (V.IsObject() && V.HasMember(K) && V[K].IsNumber())
+      return V[K].GetDouble();
+    OK = false;
+    return 0;
+  }
+  std::map<std::string, std::string> files(const rapidjson::Value &V,
+                                           const char *K) {
+    std::map<std::string, std::string> Out;
+    if (!V.IsObject() || !V.HasMember(K) || !V[K].IsObject()) {
+      OK = false;
+      return Out;
+    }
+    for (const auto &M : V[K].GetObject()) {
+      if (!M.value.IsString()) {
+        OK = false;
+        continue;
+      }
+      Out[M.name.GetString()] = M.value.GetString();
+    }
+    return Out;
+  }
+  std::vector<ShapeTiming> timings(const rapidjson::Value &V) {
+    std::vector<ShapeTiming> Out;
+    if (!V.IsObject() || !V.HasMember("timings") || !V["timings"].IsArray()) {
+      OK = false;
+      return Out;
+    }
+    for (const auto &T : V["timings"].GetArray()) {
+      ShapeTiming S;
+      S.Shape = str(T, "shape");
+      S.BaselineUs = num(T, "baseline_us");
+      S.CandidateUs = num(T, "candidate_us");
+      S.BaselineSpreadUs = num(T, "baseline_spread_us");
+      S.CandidateSpreadUs = num(T, "candidate_spread_us");
+      S.Bytes = num(T, "bytes");
+      S.BaselineRoofline = num(T, "baseline_roofline");
+      S.CandidateRoofline = num(T, "candidate_roofline");
+      Out.push_back(S);
+    }
+    return Out;
+  }
+};
+} // namespace
+
+static std::optional<CachedOutcome> readEntry(StringRef Path) {
+  auto Text = readFile(Path);
+  if (!Text) {
+    consumeError(Text.takeError());
+    return std::nullopt;
+  }
+  rapidjson::Document D;
+  D.Parse(Text->data(), Text->size());
+  if (D.HasParseError() || !D.IsObject())
+    return std::nullopt;
+  Reader R;
+  CachedOutcome C;
+  C.Gpu = R.str(D, "gpu");
+  C.Date = R.str(D, "date");
+  FileOutcome &O = C.Outcome;
+  O.File = R.str(D, "file");
+  O.Original = R.files(D, "original");
+  O.Final = R.files(D, "final");
+  if (!D.HasMember("kernels") || !D["kernels"].IsArray())
+    return std::nullopt;
+  for (const auto &K : D["kernels"].GetArray()) {
+    KernelReport KR;
+    KR.File = R.str(K, "file");
+    KR.Kernel = R.str(K, "kernel");
+    KR.Diff = R.str(K, "diff");
+    KR.Error = R.str(K, "error");
+    KR.Outcome.Kernel = KR.Kernel;
+    KR.Outcome.NoWinnerReason = R.str(K, "no_winner_reason");
+    KR.Outcome.StopReason = R.str(K, "stop_reason");
+    KR.Outcome.Baseline.S = Evaluation::Status::Verified;
+    KR.Outcome.Baseline.Timings = R.timings(K);
+    if (K.HasMember("winner")) {
+      const rapidjson::Value &W = K["winner"];
+      Candidate Cand;
+      Cand.Id = R.str(W, "id");
+      Cand.Origin = R.str(W, "origin");
+      Cand.Rationale = R.str(W, "rationale");
+      if (W.HasMember("lineage") && W["lineage"].IsArray())
+        for (const auto &L : W["lineage"].GetArray())
+          if (L.IsString())
+            Cand.Lineage.push_back(L.GetString());
+      Cand.Params = R.files(W, "params");
+      if (W.HasMember("block_threads") && W["block_threads"].IsInt64())
+        Cand.BlockThreads = W["block_threads"].GetInt64();
+      FileOverlay Files;
+      for (auto &[P, T] : R.files(W, "files"))
+        Files[P] = T;
+      Cand.Files = std::move(Files);
+      Evaluation &E = KR.Outcome.WinnerEval;
+      E.S = Evaluation::Status::Verified;
+      E.MaxAbsError = R.num(W, "max_abs_error");
+      E.MaxRelError = R.num(W, "max_rel_error");
+      if (W.HasMember("seeds") && W["seeds"].IsArray())
+        for (const auto &S : W["seeds"].GetArray())
+          if (S.IsUint64())
+            E.Seeds.push_back(S.GetUint64());
+      E.Timings = R.timings(W);
+      KR.Outcome.Winner = std::move(Cand);
+    }
+    O.Kernels.push_back(std::move(KR));
+  }
+  if (!R.OK)
+    return std::nullopt;
+  return C;
+}
+
+std::optional<CachedOutcome> ResultCache::lookup(StringRef Key,
+                                                 StringRef Gpu) const {
+  SmallString<256> KeyDir(Dir);
+  sys::path::append(KeyDir, Key);
+  std::vector<std::string> Paths;
+  if (!Gpu.empty()) {
+    SmallString<256> P(KeyDir);
+    sys::path::append(P, gpuFileName(Gpu));
+    Paths.push_back(std::string(P));
+  } else {
+    std::error_code EC;
+    for (sys::fs::directory_iterator It(KeyDir, EC), End; It != End && !EC;
+         It.increment(EC))
+      if (StringRef(It->path()).ends_with(".json"))
+        Paths.push_back(It->path());
+    std::sort(Paths.begin(), Paths.end()); // Deterministic, then newest.
+  }
+  std::optional<CachedOutcome> Best;
+  for (const std::string &P : Paths) {
+    if (!sys::fs::exists(P))
+      continue;
+    std::optional<CachedOutcome> C = readEntry(P);
+    if (!C)
+      continue;
+    // The key covers the inputs; a file the entry would write must still
+    // hold what the entry started from, or writing it would lose edits.
+    bool Current = true;
+    for (const auto &[Path, Text] : C->Outcome.Original) {
+      auto Now = readFile(Path);
+      Current &= Now && *Now == Text;
+      if (!Now)
+        consumeError(Now.takeError());
+    }
+    if (Current && (!Best || C->Date > Best->Date))
+      Best = std::move(C);
+  }
+  return Best;
+}
+
+} // namespace astra
