@@ -46,7 +46,15 @@ Expected<CudaToolchain> makeToolchain(const Session &S) {
 }
 
 Expected<CompileCommands> makeCompileCommands(const Session &S) {
-  return CompileCommands::create(BuildPath, S.ExtraFlags);
+  auto CC = CompileCommands::create(BuildPath, S.ExtraFlags);
+  // What the translation of the build's command dropped or chose is noise
+  // unless asked for; with --verbose it explains a parse that differs from
+  // the build's.
+  if (CC && Verbose)
+    CC->setNoteHandler([](StringRef File, StringRef Msg) {
+      note(File + ": " + Msg);
+    });
+  return CC;
 }
 
 int reportError(Error E) {
