@@ -44,7 +44,11 @@ if os.path.exists(os.path.join(cuda_path, "include", "cuda.h")):
     config.available_features.add("cuda")
 if os.path.exists(ptxas):
     config.available_features.add("ptxas")
-if shutil.which("nvcc") or os.path.exists(os.path.join(cuda_path, "bin", "nvcc")):
+nvcc = shutil.which("nvcc") or os.path.join(cuda_path, "bin", "nvcc")
+if os.path.exists(nvcc):
     config.available_features.add("nvcc")
+config.substitutions.append(("%nvcc", nvcc))
+if shutil.which("cmake"):
+    config.available_features.add("cmake")
 if os.getuid() == 0:
     config.available_features.add("root")
