@@ -81,9 +81,13 @@ function(astra_optimize target)
     set_property(TARGET ${target} PROPERTY EXPORT_COMPILE_COMMANDS ON)
     set(flags_before -p "${CMAKE_BINARY_DIR}")
   else()
+    # Empty lists give no flag at all (a lone -I would take the next
+    # argument).
+    set(incs "$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>")
+    set(defs "$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>")
     set(flags_after --
-      "-I$<JOIN:$<TARGET_PROPERTY:${target},INCLUDE_DIRECTORIES>,;-I>"
-      "-D$<JOIN:$<TARGET_PROPERTY:${target},COMPILE_DEFINITIONS>,;-D>")
+      "$<$<BOOL:${incs}>:-I$<JOIN:${incs},;-I>>"
+      "$<$<BOOL:${defs}>:-D$<JOIN:${defs},;-D>>")
   endif()
 
   # One command, or one per source when each has its own spec.
