@@ -86,6 +86,34 @@ CompileCommands::deviceCommand(StringRef File, const CudaToolchain &TC) const {
         Interpolated = inferMissingCompileCommands(
             std::make_unique<CompilationDatabaseRef>(*DB));
       Cmds = Interpolated->getCompileCommands(Abs);
+      // The interpolator rewrites the borrowed command with clang's option
+      // table, which garbles nvcc's (`--options-file F` loses F). Borrow the
+      // source's command as the build wrote it instead, with the header in
+      // place of the source.
+      StringRef From;
+      if (!Cmds.empty())
+        From = StringRef(Cmds.front().Heuristic);
+      if (From.consume_front("inferred from ")) {
+        std::vector<CompileCommand> Orig = DB->getCompileCommands(From);
+        if (!Orig.empty()) {
+          CompileCommand C = Orig.front();
+          auto AbsIn = [&](StringRef P) {
+            SmallString<256> R(P);
+            if (sys::path::is_relative(R) && !C.Directory.empty()) {
+              R = C.Directory;
+              sys::path::append(R, P);
+            }
+            sys::path::remove_dots(R, true);
+            return std::string(R);
+          };
+          std::string Src = AbsIn(C.Filename);
+          for (size_t I = 1; I < C.CommandLine.size(); ++I)
+            if (AbsIn(C.CommandLine[I]) == Src)
+              C.CommandLine[I] = std::string(Abs);
+          C.Filename = std::string(Abs);
+          Cmds = {C};
+        }
+      }
     }
     if (Cmds.empty())
       return createStringError(
