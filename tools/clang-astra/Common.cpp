@@ -19,7 +19,9 @@ static cl::opt<std::string>
              cl::value_desc("dir"), cl::sub(cl::SubCommand::getAll()),
              cl::cat(AstraCategory));
 static cl::opt<std::string>
-    GpuArch("cuda-gpu-arch", cl::desc("GPU architecture (default: sm_90)"),
+    GpuArch("cuda-gpu-arch",
+            cl::desc("GPU architecture (default: the newest arch of an nvcc "
+                     "build command from -p, else sm_90)"),
             cl::value_desc("sm_XX"), cl::sub(cl::SubCommand::getAll()),
             cl::cat(AstraCategory));
 static cl::opt<std::string>
