@@ -105,10 +105,7 @@ std::vector<KernelResources> parsePtxasReport(StringRef Text) {
   return Out;
 }
 
-/// The arch of the PTX's `.target` line. An nvcc build's own arch may have
-/// replaced the toolchain's default (docs/compile-flags.md); ptxas must
-/// assemble for the arch the PTX was generated for.
-static std::string ptxTargetArch(StringRef Ptx, StringRef Fallback) {
+std::string ptxTargetArch(StringRef Ptx, StringRef Fallback) {
   size_t Pos = Ptx.find("\n.target ");
   if (Pos == StringRef::npos)
     return Fallback.str();
