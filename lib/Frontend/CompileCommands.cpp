@@ -174,6 +174,8 @@ bool isNvccCommand(StringRef Argv0) {
 Expected<std::vector<std::string>>
 expandResponseFiles(const std::vector<std::string> &Command,
                     StringRef Directory) {
+  // Far more than any build writes; a file that includes itself gets there.
+  const unsigned MaxExpansions = 256;
   auto Resolve = [&](StringRef Name) {
     SmallString<256> P(Name);
     if (!Directory.empty() && sys::path::is_relative(P)) {
@@ -183,17 +185,18 @@ expandResponseFiles(const std::vector<std::string> &Command,
     return std::string(P);
   };
   auto ReadTokens = [&](StringRef Name, std::vector<std::string> &Into,
-                        unsigned Depth) -> Error {
+                        unsigned Count) -> Error {
     std::string Path = Resolve(Name);
     auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/true);
     if (!Buf)
       return createStringError(Buf.getError(),
                                "cannot read the response file '%s': %s",
                                Path.c_str(), Buf.getError().message().c_str());
-    if (Depth > 16)
+    if (Count > MaxExpansions)
       return createStringError(inconvertibleErrorCode(),
-                               "response files nested too deeply at '%s'",
-                               Path.c_str());
+                               "more than %u response files expanded at '%s' "
+                               "(does one include itself?)",
+                               MaxExpansions, Path.c_str());
     BumpPtrAllocator Alloc;
     StringSaver Saver(Alloc);
     SmallVector<const char *, 32> Toks;
@@ -202,7 +205,6 @@ expandResponseFiles(const std::vector<std::string> &Command,
       Into.push_back(T);
     return Error::success();
   };
-  std::vector<std::string> Out;
   std::vector<std::string> Work(Command.begin(), Command.end());
   bool Nvcc = !Command.empty() && isNvccCommand(Command.front());
   // Expanded in place until no response file is left; each expansion is

@@ -279,6 +279,7 @@ TEST_F(ResponseFiles, SelfInclusionEnds) {
   ASSERT_FALSE(bool(Out));
   std::string Msg = llvm::toString(Out.takeError());
   EXPECT_NE(Msg.find("loop.rsp"), std::string::npos) << Msg;
+  EXPECT_NE(Msg.find("does one include itself?"), std::string::npos) << Msg;
 }
 
 } // namespace
