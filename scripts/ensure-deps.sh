@@ -3,6 +3,7 @@
 # Without root it prints the exact command to run and fails.
 # usage: scripts/ensure-deps.sh [extra packages...]
 set -e
+top="$(cd "$(dirname "$0")/.." && pwd)"
 PACKAGES="clang-22 clang-tools-22 libclang-22-dev llvm-22-dev llvm-22-tools libpolly-22-dev
 cmake ninja-build g++ make git python3 python3-venv rapidjson-dev
 libcurl4-openssl-dev libgtest-dev zlib1g-dev libzstd-dev xz-utils python3-numpy $*"
@@ -34,4 +35,18 @@ cuda="${CUDA_PATH:-${CUDA_HOME:-/usr/local/cuda}}"
 if [ ! -f "$cuda/include/cuda.h" ]; then
   echo "clang-astra: error: no CUDA toolkit at $cuda (set CUDA_PATH, or install CUDA 12 or 13 from NVIDIA to /usr/local/cuda)" >&2
   exit 1
+fi
+
+# pre-commit, from PyPI into a venv of its own (.tools-venv, ignored by git):
+# the tests of .pre-commit-hooks.yaml run the real thing. Debian's package is
+# older than the version the hooks are tested with. Without network access
+# the pre-commit tests are skipped (lit feature `pre-commit`), nothing fails.
+PRE_COMMIT_VERSION=4.2.0
+venv="$top/.tools-venv"
+if ! "$venv/bin/pre-commit" --version 2>/dev/null | grep -q " $PRE_COMMIT_VERSION\$"; then
+  echo "clang-astra: installing pre-commit $PRE_COMMIT_VERSION into $venv"
+  if ! { /usr/bin/python3 -m venv "$venv" &&
+         "$venv/bin/pip" install -q --disable-pip-version-check "pre-commit==$PRE_COMMIT_VERSION"; }; then
+    echo "clang-astra: warning: pre-commit could not be installed from PyPI; the pre-commit tests will be skipped" >&2
+  fi
 fi

@@ -105,6 +105,15 @@ std::vector<KernelResources> parsePtxasReport(StringRef Text) {
   return Out;
 }
 
+std::string ptxTargetArch(StringRef Ptx, StringRef Fallback) {
+  size_t Pos = Ptx.find("\n.target ");
+  if (Pos == StringRef::npos)
+    return Fallback.str();
+  StringRef Arch = Ptx.substr(Pos + 9).take_until(
+      [](char C) { return C == ',' || C == '\n' || C == ' ' || C == '\r'; });
+  return isValidGpuArch(Arch) ? Arch.str() : Fallback.str();
+}
+
 Expected<std::vector<KernelResources>>
 ptxasResources(const CudaToolchain &TC, StringRef Ptx) {
   std::string Ptxas = TC.ptxasPath();
@@ -123,15 +132,15 @@ ptxasResources(const CudaToolchain &TC, StringRef Ptx) {
     return Cubin.takeError();
   if (Error E = writeFileAtomically(*In, Ptx))
     return E;
-  auto Run = runTool(Ptxas, {Ptxas, "-v", "-arch=" + TC.gpuArch().str(), *In,
-                             "-o", *Cubin});
+  std::string Arch = ptxTargetArch(Ptx, TC.gpuArch());
+  auto Run = runTool(Ptxas, {Ptxas, "-v", "-arch=" + Arch, *In, "-o", *Cubin});
   if (!Run)
     return Run.takeError();
   if (Run->ExitCode != 0)
     return createStringError(inconvertibleErrorCode(),
                              "ptxas -arch=%s rejected the PTX (exit code "
                              "%d):\n%s",
-                             TC.gpuArch().str().c_str(), Run->ExitCode,
+                             Arch.c_str(), Run->ExitCode,
                              firstLines(Run->Output).c_str());
   std::vector<KernelResources> Report = parsePtxasReport(Run->Output);
   // ptxas reports kernels in its own order; give them in the PTX's.

@@ -83,6 +83,7 @@ Expected<CudaToolchain> CudaToolchain::detect(const CudaOptions &Opts,
                                               const char *Argv0) {
   CudaToolchain TC("", Opts.GpuArch.empty() ? "sm_90" : Opts.GpuArch, "",
                    Opts.Verbose);
+  TC.ArchExplicit = !Opts.GpuArch.empty();
   if (!isValidGpuArch(TC.GpuArch))
     return createStringError(inconvertibleErrorCode(),
                              "invalid GPU arch '%s' (expected a name such as "

@@ -44,7 +44,20 @@ if os.path.exists(os.path.join(cuda_path, "include", "cuda.h")):
     config.available_features.add("cuda")
 if os.path.exists(ptxas):
     config.available_features.add("ptxas")
-if shutil.which("nvcc") or os.path.exists(os.path.join(cuda_path, "bin", "nvcc")):
+nvcc = shutil.which("nvcc") or os.path.join(cuda_path, "bin", "nvcc")
+if os.path.exists(nvcc):
     config.available_features.add("nvcc")
+config.substitutions.append(("%nvcc", nvcc))
+if shutil.which("cmake"):
+    config.available_features.add("cmake")
+# pre-commit: the venv scripts/ensure-deps.sh makes, else one on PATH.
+pre_commit = os.path.join(config.astra_src_root, ".tools-venv", "bin", "pre-commit")
+if not os.path.exists(pre_commit):
+    pre_commit = shutil.which("pre-commit") or ""
+if pre_commit and shutil.which("git"):
+    config.available_features.add("pre-commit")
+    config.substitutions.append(("%pre-commit", pre_commit))
+config.substitutions.append(("%astra_src_root", config.astra_src_root))
+config.substitutions.append(("%astra_obj_root", config.astra_obj_root))
 if os.getuid() == 0:
     config.available_features.add("root")

@@ -89,6 +89,8 @@ static int runBench(const Session &S) {
   auto CC = makeCompileCommands(S);
   if (!CC)
     return reportError(CC.takeError());
+  if (Opts.Kernels.size() > 1)
+    return reportError("bench: --kernel may be given once");
   auto Req = Opts.request(*Files);
   if (!Req)
     return reportError(Req.takeError());

@@ -19,7 +19,9 @@ static cl::opt<std::string>
              cl::value_desc("dir"), cl::sub(cl::SubCommand::getAll()),
              cl::cat(AstraCategory));
 static cl::opt<std::string>
-    GpuArch("cuda-gpu-arch", cl::desc("GPU architecture (default: sm_90)"),
+    GpuArch("cuda-gpu-arch",
+            cl::desc("GPU architecture (default: the newest arch of an nvcc "
+                     "build command from -p, else sm_90)"),
             cl::value_desc("sm_XX"), cl::sub(cl::SubCommand::getAll()),
             cl::cat(AstraCategory));
 static cl::opt<std::string>
@@ -46,7 +48,15 @@ Expected<CudaToolchain> makeToolchain(const Session &S) {
 }
 
 Expected<CompileCommands> makeCompileCommands(const Session &S) {
-  return CompileCommands::create(BuildPath, S.ExtraFlags);
+  auto CC = CompileCommands::create(BuildPath, S.ExtraFlags);
+  // What the translation of the build's command dropped or chose is noise
+  // unless asked for; with --verbose it explains a parse that differs from
+  // the build's.
+  if (CC && Verbose)
+    CC->setNoteHandler([](StringRef File, StringRef Msg) {
+      note(File + ": " + Msg);
+    });
+  return CC;
 }
 
 int reportError(Error E) {

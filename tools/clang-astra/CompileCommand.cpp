@@ -246,9 +246,10 @@ static int runCompile(const Session &S) {
         Shown.push_back(std::move(K));
     raw_string_ostream OS(Text);
     if (OutFormat == Format::Json)
-      OS << resourcesJson(Shown, File, TC->gpuArch(), Compiler);
+      OS << resourcesJson(Shown, File, ptxTargetArch(Ptx, TC->gpuArch()),
+                          Compiler);
     else
-      printResourcesText(OS, Shown, TC->gpuArch());
+      printResourcesText(OS, Shown, ptxTargetArch(Ptx, TC->gpuArch()));
   }
   if (!OutputFile.empty()) {
     if (Error E = writeFileAtomically(OutputFile, Text))

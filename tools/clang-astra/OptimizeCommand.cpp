@@ -2,7 +2,8 @@
 //
 // The main job: make the kernels of the given files faster and write back
 // only verified winners. Without -i, -o or --diff nothing is written; the
-// summary says what would change.
+// summary says what would change. --check is the CI form: the diff of every
+// verified winner, and exit code 3 when there is one.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
@@ -42,17 +43,50 @@ static cl::opt<bool>
                          "pass although it was neither verified nor timed"),
                 cl::sub(OptimizeCmd), cl::cat(AstraCategory));
 
+static cl::opt<bool>
+    Check("check",
+          cl::desc("Write nothing; print the diff of every verified faster "
+                   "rewrite and exit with 3 when there is one (0: none, 1: "
+                   "errors)"),
+          cl::sub(OptimizeCmd), cl::cat(AstraCategory));
+
+namespace {
+/// What optimize does when there is no GPU to verify and time candidates.
+enum class WithoutGpu { Error, Static, Skip };
+} // namespace
+static cl::opt<WithoutGpu> WithoutGpuMode(
+    "without-gpu", cl::desc("When no GPU is usable:"),
+    cl::values(clEnumValN(WithoutGpu::Error, "error",
+                          "fail with the reason (default)"),
+               clEnumValN(WithoutGpu::Static, "static",
+                          "run as --static: passes and the NVPTX compile, "
+                          "nothing written"),
+               clEnumValN(WithoutGpu::Skip, "skip",
+                          "skip every kernel with a note and exit 0")),
+    cl::init(WithoutGpu::Error), cl::sub(OptimizeCmd), cl::cat(AstraCategory));
+
+/// The exit code of --check when verified faster code exists. Distinct from 1
+/// (errors) so that CI can tell "the tool failed" from "the code can be
+/// faster".
+static constexpr int CheckFoundFaster = 3;
+
 static OptimizeOptions Opts(OptimizeCmd);
 
 static int runOptimize(const Session &S) {
   if (Files.empty())
     return reportError("optimize: no input files (see --help)");
-  if (int(InPlace) + int(!OutputFile.empty()) + int(ShowDiff) > 1)
-    return reportError("optimize: -i, -o and --diff exclude each other");
+  if (int(InPlace) + int(!OutputFile.empty()) + int(ShowDiff) + int(Check) > 1)
+    return reportError("optimize: -i, -o, --diff and --check exclude each other");
   if (!OutputFile.empty() && Files.size() != 1)
     return reportError("optimize: -o needs exactly one input file");
+  if (!OutputFile.empty() && Opts.Kernels.size() > 1)
+    return reportError("optimize: -o takes one --kernel (use -i or --diff for "
+                       "several)");
   if (StaticWrite && !Opts.Static)
     return reportError("optimize: --static-write needs --static");
+  if (StaticWrite && Check)
+    return reportError("optimize: --check reports verified rewrites only; "
+                       "--static-write writes unverified ones");
 
   auto TC = makeToolchain(S);
   if (!TC)
@@ -63,97 +97,144 @@ static int runOptimize(const Session &S) {
   auto Req = Opts.request(std::vector<std::string>(Files.begin(), Files.end()));
   if (!Req)
     return reportError(Req.takeError());
-  if (!Req->Static) {
+  bool Static = Req->Static;
+  if (!Static) {
     auto Driver = CudaDriver::get();
-    if (!Driver)
-      return reportError(toString(Driver.takeError()) +
-                         "; optimize needs a GPU to verify and time candidates "
-                         "(--static runs the passes and the NVPTX compile "
-                         "without one)");
+    if (!Driver) {
+      std::string Why = toString(Driver.takeError());
+      switch (WithoutGpuMode) {
+      case WithoutGpu::Error:
+        return reportError(Why +
+                           "; optimize needs a GPU to verify and time "
+                           "candidates (--static runs the passes and the NVPTX "
+                           "compile without one; see also --without-gpu)");
+      case WithoutGpu::Static:
+        note("no GPU (" + Why +
+             "): running as --static (--without-gpu=static); nothing is "
+             "verified, timed or written");
+        Static = Req->Static = true;
+        break;
+      case WithoutGpu::Skip:
+        note("no GPU (" + Why + "): the kernels of " +
+             Twine(Files.size()) + (Files.size() == 1 ? " file" : " files") +
+             " were skipped (--without-gpu=skip)");
+        return 0;
+      }
+    }
   }
 
-  OptimizeDriver Driver(*TC, *CC, *Req, progressPrinter());
-  std::vector<FileOutcome> Results = Driver.run();
-
+  // One driver run per --kernel (or one for every kernel). With -i each run
+  // sees what the runs before it wrote.
+  std::vector<std::string> KernelRuns(Opts.Kernels.begin(), Opts.Kernels.end());
+  if (KernelRuns.empty())
+    KernelRuns.push_back("");
   int Status = 0;
+  bool FoundFaster = false;
   std::vector<KernelReport> All;
-  for (FileOutcome &FO : Results) {
-    if (!FO.Error.empty()) {
-      Status = reportError(FO.File + ": " + FO.Error);
-      KernelReport R;
-      R.File = displayPath(FO.File);
-      R.Kernel = "(file)";
-      R.Error = FO.Error;
-      All.push_back(R);
-      continue;
-    }
-    for (KernelReport &R : FO.Kernels) {
-      printKernelSummary(errs(), R);
-      if (Opts.Static) // What would be tried, and whether it compiles.
-        for (const Attempt &A : R.Outcome.Attempts)
-          errs() << "  static: " << A.P.label() << ": " << A.Outcome << "\n";
-      if (!R.Error.empty())
-        Status = 1;
-      All.push_back(R);
-    }
-    std::map<std::string, std::string> Final = FO.Final;
-    if (Opts.Static && StaticWrite) {
-      // The user asked for unverified code: the combined pipeline of the
-      // first static attempt that compiled.
-      for (KernelReport &R : FO.Kernels)
-        for (const Attempt &A : R.Outcome.Attempts)
-          if (A.Outcome.rfind("compiles", 0) == 0) {
-            for (auto &[Path, Text] : A.C.Files) {
-              auto Orig = readFile(Path);
-              if (Orig)
-                FO.Original[Path] = *Orig;
-              else
-                consumeError(Orig.takeError());
-              Final[Path] = Text;
+  RunInfo Info;
+  for (const std::string &K : KernelRuns) {
+    OptimizeRequest KReq = *Req;
+    KReq.Kernel = K;
+    OptimizeDriver Driver(*TC, *CC, KReq, progressPrinter());
+    std::vector<FileOutcome> Results = Driver.run();
+    Info = Driver.runInfo();
+    bool KernelFound = false;
+    std::vector<FileOutcome *> Missing;
+    for (FileOutcome &FO : Results) {
+      // With several --kernel, a file whose spec lacks this one is not an
+      // error as long as some file has it.
+      if (KernelRuns.size() > 1 && !FO.Error.empty() &&
+          FO.Error == "no kernel named '" + K + "' in the spec") {
+        Missing.push_back(&FO);
+        continue;
+      }
+      KernelFound = true;
+      if (!FO.Error.empty()) {
+        Status = reportError(FO.File + ": " + FO.Error);
+        KernelReport R;
+        R.File = displayPath(FO.File);
+        R.Kernel = "(file)";
+        R.Error = FO.Error;
+        All.push_back(R);
+        continue;
+      }
+      for (KernelReport &R : FO.Kernels) {
+        printKernelSummary(errs(), R);
+        if (Static) // What would be tried, and whether it compiles.
+          for (const Attempt &A : R.Outcome.Attempts)
+            errs() << "  static: " << A.P.label() << ": " << A.Outcome << "\n";
+        if (!R.Error.empty())
+          Status = 1;
+        All.push_back(R);
+      }
+      std::map<std::string, std::string> Final = FO.Final;
+      if (Static && StaticWrite) {
+        // The user asked for unverified code: the combined pipeline of the
+        // first static attempt that compiled.
+        for (KernelReport &R : FO.Kernels)
+          for (const Attempt &A : R.Outcome.Attempts)
+            if (A.Outcome.rfind("compiles", 0) == 0) {
+              for (auto &[Path, Text] : A.C.Files) {
+                auto Orig = readFile(Path);
+                if (Orig)
+                  FO.Original[Path] = *Orig;
+                else
+                  consumeError(Orig.takeError());
+                Final[Path] = Text;
+              }
+              warning(R.Kernel + ": writing '" + A.P.label() +
+                      "' unverified (--static-write)");
+              break;
             }
-            warning(R.Kernel + ": writing '" + A.P.label() +
-                    "' unverified (--static-write)");
-            break;
+      }
+      if (Final.empty())
+        continue;
+      if (InPlace) {
+        for (auto &[Path, Text] : Final) {
+          if (Error E = writeFileAtomically(Path, Text)) {
+            Status = reportError(std::move(E));
+            continue;
           }
-    }
-    if (Final.empty())
-      continue;
-    if (InPlace) {
-      for (auto &[Path, Text] : Final) {
-        if (Error E = writeFileAtomically(Path, Text)) {
-          Status = reportError(std::move(E));
-          continue;
+          note("rewrote " + displayPath(Path));
         }
-        note("rewrote " + displayPath(Path));
+      } else if (ShowDiff || Check) {
+        FoundFaster = true;
+        for (auto &[Path, Text] : Final)
+          outs() << unifiedDiff(FO.Original[Path], Text, displayPath(Path),
+                                displayPath(Path));
+      } else if (!OutputFile.empty()) {
+        std::string Main = absolutePath(FO.File);
+        auto It = Final.find(Main);
+        if (It != Final.end()) {
+          if (Error E = writeFileAtomically(OutputFile, It->second))
+            Status = reportError(std::move(E));
+        }
+        for (auto &[Path, Text] : Final)
+          if (Path != Main)
+            warning("the result also changes " + displayPath(Path) +
+                    ", which -o does not write (use -i or --diff)");
+      } else {
+        note(displayPath(FO.File) +
+             ": verified faster code found; use -i to apply it, --diff to "
+             "see it, or -o FILE to write it elsewhere");
       }
-    } else if (ShowDiff) {
-      for (auto &[Path, Text] : Final)
-        outs() << unifiedDiff(FO.Original[Path], Text, displayPath(Path),
-                              displayPath(Path));
-    } else if (!OutputFile.empty()) {
-      std::string Main = absolutePath(FO.File);
-      auto It = Final.find(Main);
-      if (It != Final.end()) {
-        if (Error E = writeFileAtomically(OutputFile, It->second))
-          Status = reportError(std::move(E));
-      }
-      for (auto &[Path, Text] : Final)
-        if (Path != Main)
-          warning("the result also changes " + displayPath(Path) +
-                  ", which -o does not write (use -i or --diff)");
-    } else {
-      note(displayPath(FO.File) +
-           ": verified faster code found; use -i to apply it, --diff to see "
-           "it, or -o FILE to write it elsewhere");
     }
+    if (!KernelFound && !Missing.empty())
+      Status = reportError("no kernel named '" + K + "' in the spec of any "
+                           "input file");
   }
   if (!Opts.ReportDir.empty()) {
-    RunInfo Info = Driver.runInfo();
     fillRunInfo(Info, Opts, S);
+    if (Static)
+      Info.Device = "none (static mode)";
     if (Error E = writeReport(Opts.ReportDir, Info, All))
       Status = reportError(std::move(E));
     else
       note("report written to " + Opts.ReportDir + "/report.md");
+  }
+  if (Check && Status == 0 && FoundFaster) {
+    note("verified faster code exists (--check); apply it with -i");
+    return CheckFoundFaster;
   }
   return Status;
 }

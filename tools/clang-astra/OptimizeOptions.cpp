@@ -22,8 +22,10 @@ namespace tool {
 bool ProgressQuiet = false;
 
 OptimizeOptions::OptimizeOptions(cl::SubCommand &Cmd)
-    : Kernel("kernel", cl::desc("Only this kernel (spec name or base name)"),
-             cl::sub(Cmd), cl::cat(AstraCategory)),
+    : Kernels("kernel",
+              cl::desc("Only this kernel (spec name or base name); "
+                       "repeatable"),
+              cl::value_desc("name"), cl::sub(Cmd), cl::cat(AstraCategory)),
       SpecPath("spec", cl::desc("Workload spec (default: <file>.astra.json)"),
                cl::value_desc("file"), cl::sub(Cmd), cl::cat(AstraCategory)),
       ReportDir("report",
@@ -106,7 +108,9 @@ Expected<OptimizeRequest>
 OptimizeOptions::request(std::vector<std::string> Files) const {
   OptimizeRequest R;
   R.Files = std::move(Files);
-  R.Kernel = Kernel;
+  // One kernel per driver run; the caller loops over the others.
+  if (!Kernels.empty())
+    R.Kernel = Kernels.front();
   R.SpecPath = SpecPath;
   if (Rounds == 0 || Candidates == 0 || Beam == 0)
     return createStringError(inconvertibleErrorCode(),

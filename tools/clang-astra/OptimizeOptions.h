@@ -18,7 +18,9 @@ public:
   /// Builds the driver's request, checking the values.
   llvm::Expected<OptimizeRequest> request(std::vector<std::string> Files) const;
 
-  llvm::cl::opt<std::string> Kernel, SpecPath, ReportDir;
+  /// Repeatable: optimize and bench run the driver once per kernel.
+  llvm::cl::list<std::string> Kernels;
+  llvm::cl::opt<std::string> SpecPath, ReportDir;
   llvm::cl::opt<unsigned> Rounds, Candidates, Beam, Seeds, Runs, JobTimeout;
   llvm::cl::opt<double> MinSpeedup, TimeBudget;
   llvm::cl::opt<bool> AllowShapeRegression, Static, Sanitize, NoCache, Quiet;

@@ -92,6 +92,11 @@ struct KernelResources {
 llvm::Expected<std::vector<KernelResources>>
 ptxasResources(const CudaToolchain &TC, llvm::StringRef Ptx);
 
+/// The arch of \p Ptx's `.target` line (sm_XX), or \p Fallback when it has
+/// none. An nvcc build's own arch may have replaced the toolchain's default
+/// (docs/compile-flags.md), so reports name the arch the PTX is for.
+std::string ptxTargetArch(llvm::StringRef Ptx, llvm::StringRef Fallback);
+
 /// Parses the text `ptxas -v` prints (exposed for unit tests).
 std::vector<KernelResources> parsePtxasReport(llvm::StringRef Text);
 

@@ -14,7 +14,9 @@
 #include "clang/Tooling/CompilationDatabase.h"
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,12 +39,40 @@ public:
 
   bool hasDatabase() const { return DB != nullptr; }
 
+  /// Receives what the translation of a build's command did to it (dropped
+  /// nvcc flags, the arch chosen), once per file, so that `--verbose` can
+  /// show it whichever component asked for the command.
+  using NoteHandler = std::function<void(llvm::StringRef File,
+                                         llvm::StringRef Note)>;
+  void setNoteHandler(NoteHandler H) { OnNote = std::move(H); }
+
 private:
   std::shared_ptr<clang::tooling::CompilationDatabase> DB;
   mutable std::shared_ptr<clang::tooling::CompilationDatabase> Interpolated;
   std::string BuildDir;
   std::vector<std::string> Extra;
+  NoteHandler OnNote;
+  /// Files whose notes were already reported.
+  mutable std::shared_ptr<std::set<std::string>> Noted =
+      std::make_shared<std::set<std::string>>();
 };
+
+/// True when \p Argv0 names nvcc (nvcc, nvcc.exe, or a path to either).
+bool isNvccCommand(llvm::StringRef Argv0);
+
+/// Expands `@file` response files (clang, gcc and nvcc) and nvcc's
+/// `--options-file FILE` / `-optf FILE` in \p Command. Relative file names are
+/// relative to \p Directory (the database entry's directory). Fails, naming
+/// the file, when one cannot be read.
+llvm::Expected<std::vector<std::string>>
+expandResponseFiles(const std::vector<std::string> &Command,
+                    llvm::StringRef Directory);
+
+/// The GPU arch an nvcc or clang command line compiles for: of every arch it
+/// names (-arch, -gencode, --generate-code, -code, --cuda-gpu-arch,
+/// --offload-arch), the newest real one (sm_XX; compute_XX counts as sm_XX
+/// when no real arch is named). Empty when the command names none.
+std::string buildGpuArch(const std::vector<std::string> &Command);
 
 /// Turns a compile command (clang, gcc or nvcc style, argv[0] first) for
 /// \p File into a clang device-side command for \p TC. Output, dependency

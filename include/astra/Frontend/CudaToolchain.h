@@ -39,6 +39,11 @@ public:
 
   llvm::StringRef cudaPath() const { return CudaPath; }
   llvm::StringRef gpuArch() const { return GpuArch; }
+  /// Whether the user chose the arch (--cuda-gpu-arch) rather than taking the
+  /// default. A build's own arch (nvcc's -arch, -gencode) replaces only the
+  /// default: what the user typed wins over what the build says.
+  bool gpuArchIsExplicit() const { return ArchExplicit; }
+  void setGpuArchIsExplicit(bool E) { ArchExplicit = E; }
   llvm::StringRef resourceDir() const { return ResourceDir; }
   bool verbose() const { return Verbose; }
   /// Where the CUDA path came from ("--cuda-path", "$CUDA_HOME", ...).
@@ -64,6 +69,7 @@ private:
   std::string ResourceDir;
   std::string CudaOrigin;
   bool Verbose = false;
+  bool ArchExplicit = true;
 };
 
 /// True when \p Dir looks like a CUDA toolkit clang can use: it has

@@ -15,7 +15,7 @@
 // NEW: __global__ void {{.*}}scale(float *__restrict__ out, const float *__restrict__ in, float a, int n)
 // NEW: reinterpret_cast<const uint4 *>
 // RUN: not env ASTRA_LIBCUDA=%t/no-such-libcuda.so %clang-astra optimize %t/orig.cu 2>&1 | FileCheck %s --check-prefix=NOGPU
-// NOGPU: error: no NVIDIA driver ({{.*}}no-such-libcuda.so could not be loaded{{.*}}); optimize needs a GPU to verify and time candidates (--static runs the passes and the NVPTX compile without one)
+// NOGPU: error: no NVIDIA driver ({{.*}}no-such-libcuda.so could not be loaded{{.*}}); optimize needs a GPU to verify and time candidates (--static runs the passes and the NVPTX compile without one; see also --without-gpu)
 // RUN: cp %s %t/nospec.cu
 // RUN: not %clang-astra optimize --static %t/nospec.cu 2>&1 | FileCheck %s --check-prefix=NOSPEC
 // NOSPEC: error: {{.*}}nospec.cu: no spec at {{.*}}nospec.cu.astra.json; run `clang-astra init-spec {{.*}}nospec.cu --kernel <name>` to draft one
