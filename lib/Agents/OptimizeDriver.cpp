@@ -161,7 +161,8 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
   ResultCache Cache(Req.ResultCacheDir);
   std::string CacheKey;
   if (Req.UseResultCache && !Req.Static) {
-    CacheKey = ResultCache::key(Abs, SpecF->Path, *Cmd, Req.CacheOptions);
+    CacheKey = ResultCache::key(Abs, SpecF->Path, *Cmd,
+                                Req.CacheOptions + "\nkernel=" + Req.Kernel);
     if (std::optional<CachedOutcome> C = Cache.lookup(CacheKey, Req.Gpu)) {
       C->Outcome.File = File;
       C->Outcome.FromCache = "verified on " + C->Gpu + " at " + C->Date;

@@ -13,6 +13,7 @@
 #include "astra/Config.h"
 #include "astra/Frontend/KernelModel.h"
 #include "astra/Runtime/CudaDriver.h"
+#include "astra/Runtime/Device.h"
 #include "astra/Support/Diff.h"
 #include "astra/Support/FileIO.h"
 
@@ -115,11 +116,22 @@ static int runOptimize(const Session &S) {
         Static = Req->Static = true;
         break;
       case WithoutGpu::Skip:
-        note("no GPU (" + Why + "): the kernels of " +
-             Twine(Files.size()) + (Files.size() == 1 ? " file" : " files") +
-             " were skipped (--without-gpu=skip)");
-        return 0;
+        // Results a GPU machine verified still apply; the rest waits.
+        if (!Req->UseResultCache) {
+          note("no GPU (" + Why + "): the kernels of " + Twine(Files.size()) +
+               (Files.size() == 1 ? " file" : " files") +
+               " were skipped (--without-gpu=skip)");
+          return 0;
+        }
+        note("no GPU (" + Why + "): only cached results are applied "
+             "(--without-gpu=skip)");
+        Req->CacheOnly = true;
+        break;
       }
+    } else if (auto Dev = GpuContext::queryDevice(0)) {
+      Req->Gpu = Dev->Name;
+    } else {
+      consumeError(Dev.takeError());
     }
   }
 
@@ -149,6 +161,11 @@ static int runOptimize(const Session &S) {
         continue;
       }
       KernelFound = true;
+      if (FO.Skipped) {
+        note(displayPath(FO.File) + ": skipped: no GPU and no cached result "
+                                    "(--without-gpu=skip)");
+        continue;
+      }
       if (!FO.Error.empty()) {
         Status = reportError(FO.File + ": " + FO.Error);
         KernelReport R;
@@ -160,6 +177,9 @@ static int runOptimize(const Session &S) {
       }
       for (KernelReport &R : FO.Kernels) {
         printKernelSummary(errs(), R);
+        if (!FO.FromCache.empty())
+          errs() << "  cached result, " << FO.FromCache
+                 << " (--no-cache runs it again)\n";
         if (Static) // What would be tried, and whether it compiles.
           for (const Attempt &A : R.Outcome.Attempts)
             errs() << "  static: " << A.P.label() << ": " << A.Outcome << "\n";

@@ -68,7 +68,7 @@ OptimizeOptions::OptimizeOptions(cl::SubCommand &Cmd)
       Sanitize("sanitize",
                cl::desc("Also run candidates under compute-sanitizer"),
                cl::sub(Cmd), cl::cat(AstraCategory)),
-      NoCache("no-cache", cl::desc("Bypass the PTX and LLM reply caches"),
+      NoCache("no-cache", cl::desc("Bypass the result, PTX and LLM reply caches"),
               cl::sub(Cmd), cl::cat(AstraCategory)),
       Quiet("quiet", cl::desc("No progress line"), cl::sub(Cmd),
             cl::cat(AstraCategory)),
@@ -189,6 +189,21 @@ OptimizeOptions::request(std::vector<std::string> Files) const {
       R.TranscriptDir = std::string(T);
     }
   }
+  // Everything here that can change an outcome is part of the result
+  // cache's key (the kernel selection is added per driver run).
+  R.UseResultCache = !NoCache && !Static;
+  std::string O;
+  raw_string_ostream OS(O);
+  OS << "tool=" << ASTRA_VERSION << " " << ASTRA_GIT_REVISION
+     << "\nagents=" << R.Agents << " " << R.PlannerLLM.BaseUrl << " "
+     << R.PlannerLLM.Model << " " << R.CoderLLM.Model
+     << "\npasses=" << join(R.AllowedPasses, ",") << "\nrounds=" << Rounds
+     << " candidates=" << Candidates << " beam=" << Beam
+     << " min-speedup=" << MinSpeedup << " time-budget=" << TimeBudget
+     << " allow-shape-regression=" << AllowShapeRegression
+     << "\nseed=" << Seed << " seeds=" << Seeds << " runs=" << Runs
+     << " sanitize=" << Sanitize << "\nspec=" << SpecPath;
+  R.CacheOptions = OS.str();
   ProgressQuiet = Quiet;
   return R;
 }

@@ -1,8 +1,9 @@
 // optimize --check, --without-gpu and repeated --kernel, without a GPU
 // (ASTRA_LIBCUDA names no driver; --passes=restrict-const keeps the static
 // runs to seconds). --check never writes; with no GPU,
-// --without-gpu=static runs the static mode and exits 0, skip exits 0 at
-// once, error (the default) fails.
+// --without-gpu=static runs the static mode and exits 0, skip applies only
+// cached results (none here: an empty cache) and exits 0, error (the
+// default) fails.
 // RUN: rm -rf %t && mkdir -p %t && cp %s %t/two.cu && cp %S/Inputs/two.cu.astra.json %t/
 // RUN: cp %t/two.cu %t/orig.cu
 
@@ -14,9 +15,12 @@
 // RUN: touch %t/empty && cmp %t/empty %t/static.out
 // RUN: cmp %t/orig.cu %t/two.cu
 
-// RUN: env ASTRA_LIBCUDA=%t/none.so %clang-astra optimize -i --without-gpu=skip %t/two.cu %t/orig.cu 2>&1 | FileCheck %s --check-prefix=SKIP
-// SKIP: note: no GPU (no NVIDIA driver ({{.*}})): the kernels of 2 files were skipped (--without-gpu=skip)
+// RUN: env ASTRA_LIBCUDA=%t/none.so ASTRA_CACHE_DIR=%t/cache %clang-astra optimize -i --without-gpu=skip %t/two.cu 2>&1 | FileCheck %s --check-prefix=SKIP
+// SKIP: note: no GPU (no NVIDIA driver ({{.*}})): only cached results are applied (--without-gpu=skip)
+// SKIP-NEXT: note: {{.*}}two.cu: skipped: no GPU and no cached result (--without-gpu=skip)
 // SKIP-NOT: two.cu:
+// RUN: env ASTRA_LIBCUDA=%t/none.so %clang-astra optimize -i --without-gpu=skip --no-cache %t/two.cu %t/orig.cu 2>&1 | FileCheck %s --check-prefix=SKIP-NOCACHE
+// SKIP-NOCACHE: note: no GPU (no NVIDIA driver ({{.*}})): the kernels of 2 files were skipped (--without-gpu=skip)
 // RUN: cmp %t/orig.cu %t/two.cu
 
 // RUN: not env ASTRA_LIBCUDA=%t/none.so %clang-astra optimize --check %t/two.cu 2>&1 | FileCheck %s --check-prefix=ERROR
