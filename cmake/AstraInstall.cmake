@@ -5,6 +5,7 @@
 #                               binary (../lib/clang/<major>)
 #   lib/cmake/ClangAstra/       the package: find_package(ClangAstra CONFIG)
 #                               and astra_optimize() (docs/cmake.md)
+#   share/man/man1/clang-astra.1
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -29,3 +30,5 @@ install(FILES
   "${CMAKE_BINARY_DIR}/package/ClangAstraConfigVersion.cmake"
   "${CMAKE_SOURCE_DIR}/cmake/package/ClangAstraFunctions.cmake"
   DESTINATION "${ASTRA_PACKAGE_DIR}")
+install(FILES "${CMAKE_SOURCE_DIR}/docs/man/clang-astra.1"
+  DESTINATION "${CMAKE_INSTALL_MANDIR}/man1")
