@@ -165,7 +165,7 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
 
   // The block size is a dimension of its own: swept on top of the best
   // pipeline (or the original), whether or not the default size helped.
-  auto SweepBlockSize = [&]() {
+  auto SweepBlockSize = [&](bool Neighbours) {
     if (!is_contained(Ranked, "block-size") || F.BlockSize <= 0)
       return;
     const Candidate *Best = S.Beam.empty() ? nullptr : S.Beam.front().first;
@@ -174,7 +174,15 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
     std::vector<std::string> Base = Best ? Best->Lineage
                                          : std::vector<std::string>();
     Base.push_back("block-size");
-    for (int64_t T : {128, 256, 512, 1024}) {
+    int64_t Now = Best && Best->BlockThreads ? *Best->BlockThreads
+                                             : F.BlockSize;
+    // Half and double the current size first: the likeliest wins.
+    std::vector<int64_t> Sizes = {Now / 2, Now * 2};
+    if (!Neighbours)
+      Sizes = {128, 256, 512, 1024};
+    for (int64_t T : Sizes) {
+      if (T < 64 || T > 1024)
+        continue;
       // The size the code has, and the default the single pass tried.
       if (T == F.BlockSize ||
           (Best ? Best->BlockThreads && *Best->BlockThreads == T
@@ -195,20 +203,31 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
   if (S.Round == 1 || S.Beam.empty()) {
     // Everything that applies, composed in the canonical order: often the
     // best single experiment.
-    if (Ranked.size() > 1) {
+    // The block size is not part of it: a size that suits one pipeline can
+    // sink another (measured: 256 threads made the row kernels' combined
+    // pipeline 0.7x on H100), so it is swept on top of the best instead.
+    std::vector<std::string> Structural;
+    for (const std::string &P : Ranked)
+      if (P != "block-size")
+        Structural.push_back(P);
+    if (Structural.size() > 1) {
       Plan All;
-      All.Passes = canonical(Ranked);
+      All.Passes = canonical(Structural);
       All.Rationale = "every applicable pass together, in dependency order";
       Add(All);
     }
     for (const std::string &Pass : Ranked)
       Add(Single(Pass));
-    if (S.Round > 1)
-      SweepBlockSize();
+    if (S.Round > 1) {
+      SweepBlockSize(/*Neighbours=*/true);
+      SweepBlockSize(/*Neighbours=*/false);
+    }
     return Plans;
   }
 
-  // Later rounds: grow the best pipelines, then vary what worked.
+  // Later rounds: the block size's neighbours, grow the best pipelines,
+  // then vary what worked.
+  SweepBlockSize(/*Neighbours=*/true);
   for (const auto &[C, E] : S.Beam) {
     std::vector<std::string> Base = C->Lineage;
     bool FromPasses = C->Origin != "llm";
@@ -231,7 +250,7 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
       Add(P);
     }
   }
-  SweepBlockSize();
+  SweepBlockSize(/*Neighbours=*/false);
   for (const auto &[C, E] : S.Beam) {
     if (C->Origin == "llm")
       continue;

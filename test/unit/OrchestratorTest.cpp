@@ -404,8 +404,9 @@ TEST(OfflinePlanner, SweepsTheBlockSizeOfTheBestOrTheOriginal) {
   std::vector<std::string> Labels;
   for (const Plan &Pl : P.propose(St, 10))
     Labels.push_back(Pl.label());
-  EXPECT_EQ(join(Labels, " "), "block-size(block-size.threads=128) "
-                               "block-size(block-size.threads=512)");
+  // Half the size first (double is over 1024), then the rest.
+  EXPECT_EQ(join(Labels, " "), "block-size(block-size.threads=512) "
+                               "block-size(block-size.threads=128)");
   // On top of the best pipeline, which launches 256 already.
   Candidate Best;
   Best.Id = "r1c1";
@@ -424,6 +425,15 @@ TEST(OfflinePlanner, SweepsTheBlockSizeOfTheBestOrTheOriginal) {
       Labels, "fast-math+block-size(block-size.threads=256)"));
   EXPECT_FALSE(is_contained(
       Labels, "fast-math+block-size(block-size.threads=1024)"));
+  // Round 1 combines every pass but the block size, which is tried alone.
+  PlanningState First = St;
+  First.Round = 1;
+  First.Beam.clear();
+  First.TriedLabels.clear();
+  std::vector<Plan> R1 = P.propose(First, 10);
+  ASSERT_EQ(R1.size(), 2u);
+  EXPECT_EQ(join(R1[0].Passes, ","), "fast-math");
+  EXPECT_EQ(join(R1[1].Passes, ","), "block-size");
   // A spec that does not let the launch change: no sweep.
   F.BlockSize = 0;
   St.Beam.clear();
