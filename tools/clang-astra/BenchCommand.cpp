@@ -94,6 +94,9 @@ static int runBench(const Session &S) {
   auto Req = Opts.request(*Files);
   if (!Req)
     return reportError(Req.takeError());
+  // A scoreboard reports what this run measured: never an earlier run's
+  // outcome from the result cache.
+  Req->UseResultCache = false;
   if (!Req->Static) {
     auto Driver = CudaDriver::get();
     if (!Driver)
