@@ -205,7 +205,8 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
     // best single experiment.
     // The block size is not part of it: a size that suits one pipeline can
     // sink another (measured: 256 threads made the row kernels' combined
-    // pipeline 0.7x on H100), so it is swept on top of the best instead.
+    // pipeline 0.66-0.75x on H100), so it is swept on top of the best
+    // instead.
     std::vector<std::string> Structural;
     for (const std::string &P : Ranked)
       if (P != "block-size")

@@ -32,7 +32,7 @@ static void writeTimings(JsonWriter &W, const std::vector<ShapeTiming> &Ts) {
   W.arrayEnd();
 }
 
-static void writeEvaluation(JsonWriter &W, const Evaluation &E) {
+void writeEvaluationJson(JsonWriter &W, const Evaluation &E) {
   W.objectBegin();
   W.field("status", Evaluation::statusName(E.S));
   if (!E.Detail.empty())
@@ -79,7 +79,7 @@ void writeKernelReportJson(JsonWriter &W, const KernelReport &R) {
   if (!O.Winner)
     W.field("no_winner_reason", O.NoWinnerReason);
   W.key("baseline");
-  writeEvaluation(W, O.Baseline);
+  writeEvaluationJson(W, O.Baseline);
   if (O.Winner) {
     W.key("winner");
     W.objectBegin();
@@ -88,7 +88,7 @@ void writeKernelReportJson(JsonWriter &W, const KernelReport &R) {
     W.field("changes", join(O.Winner->Lineage, "+"));
     W.field("rationale", O.Winner->Rationale);
     W.key("evaluation");
-    writeEvaluation(W, O.WinnerEval);
+    writeEvaluationJson(W, O.WinnerEval);
     W.field("diff", R.Diff);
     W.objectEnd();
   }
@@ -110,7 +110,7 @@ void writeKernelReportJson(JsonWriter &W, const KernelReport &R) {
     W.field("rationale", A.P.Rationale);
     W.field("outcome", A.Outcome);
     W.key("evaluation");
-    writeEvaluation(W, A.E);
+    writeEvaluationJson(W, A.E);
     W.objectEnd();
   }
   W.arrayEnd();

@@ -9,7 +9,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
 
-#include <set>
+#include <algorithm>
 
 using namespace llvm;
 
@@ -75,7 +75,7 @@ std::string ResultCache::key(StringRef File, StringRef SpecPath,
     H.update(S);
     H.update(StringRef("\0", 1)); // No two input lists hash the same bytes.
   };
-  Add("clang-astra optimize result v1");
+  Add("clang-astra optimize result v2");
   Add(Options);
   std::vector<std::string> IncludeDirs;
   for (size_t I = 0; I < Command.size(); ++I) {
@@ -110,24 +110,6 @@ static std::string gpuFileName(StringRef Gpu) {
   return S + ".json";
 }
 
-static void writeTimings(JsonWriter &W, const Evaluation &E) {
-  W.key("timings");
-  W.arrayBegin();
-  for (const ShapeTiming &T : E.Timings) {
-    W.objectBegin();
-    W.field("shape", T.Shape);
-    W.field("baseline_us", T.BaselineUs);
-    W.field("candidate_us", T.CandidateUs);
-    W.field("baseline_spread_us", T.BaselineSpreadUs);
-    W.field("candidate_spread_us", T.CandidateSpreadUs);
-    W.field("bytes", T.Bytes);
-    W.field("baseline_roofline", T.BaselineRoofline);
-    W.field("candidate_roofline", T.CandidateRoofline);
-    W.objectEnd();
-  }
-  W.arrayEnd();
-}
-
 static void writeFiles(JsonWriter &W, StringRef Key,
                        const std::map<std::string, std::string> &Files) {
   W.key(Key);
@@ -141,7 +123,7 @@ Error ResultCache::store(StringRef Key, StringRef Gpu, const FileOutcome &O,
                          StringRef Date) const {
   JsonWriter W;
   W.objectBegin();
-  W.field("version", 1);
+  W.field("version", 2);
   W.field("gpu", Gpu);
   W.field("date", Date);
   W.field("file", O.File);
@@ -157,7 +139,8 @@ Error ResultCache::store(StringRef Key, StringRef Gpu, const FileOutcome &O,
     W.field("error", R.Error);
     W.field("no_winner_reason", R.Outcome.NoWinnerReason);
     W.field("stop_reason", R.Outcome.StopReason);
-    writeTimings(W, R.Outcome.Baseline);
+    W.key("baseline");
+    writeEvaluationJson(W, R.Outcome.Baseline);
     if (R.Outcome.Winner) {
       const Candidate &C = *R.Outcome.Winner;
       W.key("winner");
@@ -178,14 +161,8 @@ Error ResultCache::store(StringRef Key, StringRef Gpu, const FileOutcome &O,
       if (C.BlockThreads)
         W.field("block_threads", (long long)*C.BlockThreads);
       writeFiles(W, "files", C.Files);
-      W.field("max_abs_error", R.Outcome.WinnerEval.MaxAbsError);
-      W.field("max_rel_error", R.Outcome.WinnerEval.MaxRelError);
-      W.key("seeds");
-      W.arrayBegin();
-      for (uint64_t S : R.Outcome.WinnerEval.Seeds)
-        W.value((unsigned long long)S);
-      W.arrayEnd();
-      writeTimings(W, R.Outcome.WinnerEval);
+      W.key("evaluation");
+      writeEvaluationJson(W, R.Outcome.WinnerEval);
       W.objectEnd();
     }
     W.objectEnd();
@@ -237,12 +214,30 @@ struct Reader {
     }
     return Out;
   }
-  std::vector<ShapeTiming> timings(const rapidjson::Value &V) {
-    std::vector<ShapeTiming> Out;
-    if (!V.IsObject() || !V.HasMember("timings") || !V["timings"].IsArray()) {
+  /// What writeEvaluationJson wrote (rooflines are absent when unknown).
+  Evaluation evaluation(const rapidjson::Value &Parent, const char *K) {
+    Evaluation E;
+    if (!Parent.IsObject() || !Parent.HasMember(K) || !Parent[K].IsObject()) {
       OK = false;
-      return Out;
+      return E;
     }
+    const rapidjson::Value &V = Parent[K];
+    bool Verified = str(V, "status") ==
+                    Evaluation::statusName(Evaluation::Status::Verified);
+    E.S = Verified ? Evaluation::Status::Verified : Evaluation::Status::NotRun;
+    E.MaxAbsError = num(V, "max_abs_error");
+    E.MaxRelError = num(V, "max_rel_error");
+    if (V.HasMember("seeds") && V["seeds"].IsArray())
+      for (const auto &S : V["seeds"].GetArray())
+        if (S.IsUint64())
+          E.Seeds.push_back(S.GetUint64());
+    if (!V.HasMember("timings") || !V["timings"].IsArray()) {
+      OK = false;
+      return E;
+    }
+    auto Optional = [](const rapidjson::Value &T, const char *Key) {
+      return T.HasMember(Key) && T[Key].IsNumber() ? T[Key].GetDouble() : -1;
+    };
     for (const auto &T : V["timings"].GetArray()) {
       ShapeTiming S;
       S.Shape = str(T, "shape");
@@ -251,11 +246,11 @@ struct Reader {
       S.BaselineSpreadUs = num(T, "baseline_spread_us");
       S.CandidateSpreadUs = num(T, "candidate_spread_us");
       S.Bytes = num(T, "bytes");
-      S.BaselineRoofline = num(T, "baseline_roofline");
-      S.CandidateRoofline = num(T, "candidate_roofline");
-      Out.push_back(S);
+      S.BaselineRoofline = Optional(T, "baseline_roofline");
+      S.CandidateRoofline = Optional(T, "candidate_roofline");
+      E.Timings.push_back(S);
     }
-    return Out;
+    return E;
   }
 };
 } // namespace
@@ -289,8 +284,7 @@ static std::optional<CachedOutcome> readEntry(StringRef Path) {
     KR.Outcome.Kernel = KR.Kernel;
     KR.Outcome.NoWinnerReason = R.str(K, "no_winner_reason");
     KR.Outcome.StopReason = R.str(K, "stop_reason");
-    KR.Outcome.Baseline.S = Evaluation::Status::Verified;
-    KR.Outcome.Baseline.Timings = R.timings(K);
+    KR.Outcome.Baseline = R.evaluation(K, "baseline");
     if (K.HasMember("winner")) {
       const rapidjson::Value &W = K["winner"];
       Candidate Cand;
@@ -308,15 +302,7 @@ static std::optional<CachedOutcome> readEntry(StringRef Path) {
       for (auto &[P, T] : R.files(W, "files"))
         Files[P] = T;
       Cand.Files = std::move(Files);
-      Evaluation &E = KR.Outcome.WinnerEval;
-      E.S = Evaluation::Status::Verified;
-      E.MaxAbsError = R.num(W, "max_abs_error");
-      E.MaxRelError = R.num(W, "max_rel_error");
-      if (W.HasMember("seeds") && W["seeds"].IsArray())
-        for (const auto &S : W["seeds"].GetArray())
-          if (S.IsUint64())
-            E.Seeds.push_back(S.GetUint64());
-      E.Timings = R.timings(W);
+      KR.Outcome.WinnerEval = R.evaluation(W, "evaluation");
       KR.Outcome.Winner = std::move(Cand);
     }
     O.Kernels.push_back(std::move(KR));

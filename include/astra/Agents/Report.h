@@ -39,6 +39,9 @@ struct RunInfo {
   double CopyBandwidthGBs = 0;
 };
 
+/// An evaluation as report.json has it (status, seeds, errors, warnings,
+/// resources, timings); the result cache stores evaluations the same way.
+void writeEvaluationJson(JsonWriter &W, const Evaluation &E);
 void writeKernelReportJson(JsonWriter &W, const KernelReport &R);
 std::string reportJson(const RunInfo &Info, const std::vector<KernelReport> &Rs);
 std::string reportMarkdown(const RunInfo &Info,

@@ -17,8 +17,10 @@
 // RUN: %clang-astra rewrite --passes=block-size --explain %t.dir/nospec.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=NOSPEC
 // PTX: .visible .entry
 // BADOPT: block-size: not applied: --pass-opt=block-size.threads=100 is not a multiple of 32 from 32 to 1024
-// NOSPEC: nospec.cu:[[@LINE+9]]:17: block-size: not applied: no workload spec: the block size to change is the spec's launch.block (--spec)
+// NOSPEC: nospec.cu:[[@LINE+11]]:17: block-size: not applied: no workload spec: the block size to change is the spec's launch.block (--spec)
 // A second run finds the spec's block size nowhere: nothing changes.
+// AGAIN: bs.cu:{{[0-9]+}}:3: block-size: not applied: the launch's grid does not spell the block size 256 that the spec's launch uses
+// AGAIN: bs.cu:{{[0-9]+}}:3: block-size: not applied: the launch's block does not spell the block size 1024 that the spec's launch uses
 // AGAIN-NOT: fired
 
 #include <algorithm>
