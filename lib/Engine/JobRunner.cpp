@@ -94,6 +94,13 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
     return R;
   }
   S.Baseline = *BaseFn;
+  auto Ops = DeviceOps::load(**Ctx);
+  if (!Ops) {
+    decide(R, Verdict::Error, "error",
+           "internal error: " + toString(Ops.takeError()));
+    return R;
+  }
+  S.Ops = Ops->get();
   if (auto A = kernelAttributes(**Ctx, S.Baseline))
     R.BaselineResources = toInfo(*A);
   else

@@ -133,28 +133,18 @@ Error KernelRunner::upload(const std::map<std::string, HostBuffer> &Values) {
   return Error::success();
 }
 
-Error KernelRunner::uploadInOuts(
-    const std::map<std::string, HostBuffer> &Values) {
-  for (const Buffer &B : Buffers) {
-    if (Error E = writeGuards(B))
-      return E;
-    if (B.Arg->R != Role::InOut)
-      continue;
-    auto It = Values.find(B.Arg->Name);
-    if (It == Values.end())
-      continue;
-    if (It->second.byteSize() != B.Bytes)
-      return sizeMismatch(Label, B.Arg->Name, It->second.byteSize(), B.Bytes);
-    if (Error E = B.Alloc.upload(B.Offset, It->second.data(), B.Bytes))
-      return E;
-  }
-  return Error::success();
-}
-
 Error KernelRunner::poison(unsigned Variant) {
   for (const Buffer &B : Buffers) {
     if (B.Arg->R != Role::Output && B.Arg->R != Role::Scratch)
       continue;
+    if (Ops) {
+      if (Error E = Ops->fill(B.Alloc.ptr() + B.Offset, B.Count,
+                              dtypeSize(B.Arg->Type),
+                              poisonBits(B.Arg->Type, Variant),
+                              Label + " buffer '" + B.Arg->Name + "'"))
+        return E;
+      continue;
+    }
     HostBuffer P = poisonBuffer(B.Arg->Type, B.Count, Variant);
     if (Error E = B.Alloc.upload(B.Offset, P.data(), B.Bytes))
       return E;
@@ -186,6 +176,138 @@ Expected<std::map<std::string, HostBuffer>> KernelRunner::download() const {
     Out[B.Arg->Name] = std::move(H);
   }
   return Out;
+}
+
+Expected<std::map<std::string, HostBuffer>>
+KernelRunner::downloadWritten() const {
+  std::map<std::string, HostBuffer> Out;
+  for (const Buffer &B : Buffers) {
+    if (B.Arg->R == Role::Input)
+      continue;
+    HostBuffer H(B.Arg->Type, B.Count);
+    if (Error E = B.Alloc.download(B.Offset, H.data(), B.Bytes))
+      return E;
+    Out[B.Arg->Name] = std::move(H);
+  }
+  return Out;
+}
+
+Expected<HostBuffer> KernelRunner::downloadBuffer(StringRef Name) const {
+  const Buffer *B = find(Name);
+  if (!B)
+    return createStringError(inconvertibleErrorCode(),
+                             "internal error: no buffer '%s'",
+                             Name.str().c_str());
+  HostBuffer H(B->Arg->Type, B->Count);
+  if (Error E = B->Alloc.download(B->Offset, H.data(), B->Bytes))
+    return E;
+  return H;
+}
+
+const KernelRunner::Buffer *KernelRunner::find(StringRef Name) const {
+  for (const Buffer &B : Buffers)
+    if (B.Arg->Name == Name)
+      return &B;
+  return nullptr;
+}
+
+Error KernelRunner::copy(cu::DevicePtr Dst, cu::DevicePtr Src, size_t Bytes,
+                         const Twine &What) const {
+  if (Bytes == 0)
+    return Error::success();
+  return Ctx->check(
+      Ctx->api().MemcpyDtoDAsync(Dst, Src, Bytes, Ctx->stream()),
+      "cuMemcpyDtoDAsync", What.str());
+}
+
+static Error needsOps(StringRef Label) {
+  return createStringError(inconvertibleErrorCode(),
+                           "internal error: %s runner has no device helpers",
+                           Label.str().c_str());
+}
+
+Error KernelRunner::savePristine() {
+  for (Buffer &B : Buffers) {
+    if (B.Arg->R != Role::Input && B.Arg->R != Role::InOut)
+      continue;
+    if (!B.Pristine.ptr()) {
+      auto A = DeviceAlloc::allocate(
+          *Ctx, B.Bytes, Label + " pristine copy of '" + B.Arg->Name + "'");
+      if (!A)
+        return A.takeError();
+      B.Pristine = std::move(*A);
+    }
+    if (Error E = copy(B.Pristine.ptr(), B.Alloc.ptr() + B.Offset, B.Bytes,
+                       Label + " saving '" + B.Arg->Name + "'"))
+      return E;
+  }
+  return Error::success();
+}
+
+Error KernelRunner::loadPristine(const KernelRunner &Src, bool InOutsOnly) {
+  for (const Buffer &B : Buffers) {
+    if (Error E = writeGuards(B))
+      return E;
+    if (B.Arg->R != Role::InOut && (InOutsOnly || B.Arg->R != Role::Input))
+      continue;
+    const Buffer *S = Src.find(B.Arg->Name);
+    if (!S || !S->Pristine.ptr() || S->Bytes != B.Bytes)
+      return createStringError(inconvertibleErrorCode(),
+                               "internal error: %s has no pristine copy of "
+                               "'%s' the size of %s's",
+                               Src.Label.c_str(), B.Arg->Name.c_str(),
+                               Label.c_str());
+    if (Error E = copy(B.Alloc.ptr() + B.Offset, S->Pristine.ptr(), B.Bytes,
+                       Label + " loading '" + B.Arg->Name + "'"))
+      return E;
+  }
+  return Error::success();
+}
+
+Error KernelRunner::saveWritten() {
+  for (Buffer &B : Buffers) {
+    if (B.Arg->R == Role::Input)
+      continue;
+    if (!B.Saved.ptr()) {
+      auto A = DeviceAlloc::allocate(
+          *Ctx, B.Bytes, Label + " saved copy of '" + B.Arg->Name + "'");
+      if (!A)
+        return A.takeError();
+      B.Saved = std::move(*A);
+    }
+    if (Error E = copy(B.Saved.ptr(), B.Alloc.ptr() + B.Offset, B.Bytes,
+                       Label + " saving '" + B.Arg->Name + "'"))
+      return E;
+  }
+  return Error::success();
+}
+
+Expected<bool> KernelRunner::changedSinceSave(StringRef Name,
+                                              double TimeoutSeconds) {
+  const Buffer *B = find(Name);
+  if (!Ops)
+    return needsOps(Label);
+  if (!B || !B->Saved.ptr())
+    return createStringError(inconvertibleErrorCode(),
+                             "internal error: %s has no saved copy of '%s'",
+                             Label.c_str(), Name.str().c_str());
+  return Ops->differs(B->Alloc.ptr() + B->Offset, B->Saved.ptr(), B->Bytes,
+                      TimeoutSeconds, (Label + " '" + Name + "'").str());
+}
+
+Expected<bool> KernelRunner::differsFromPristine(StringRef Name,
+                                                 const KernelRunner &Src,
+                                                 double TimeoutSeconds) {
+  const Buffer *B = find(Name);
+  const Buffer *S = Src.find(Name);
+  if (!Ops)
+    return needsOps(Label);
+  if (!B || !S || !S->Pristine.ptr() || S->Bytes != B->Bytes)
+    return createStringError(inconvertibleErrorCode(),
+                             "internal error: %s has no pristine copy of '%s'",
+                             Src.Label.c_str(), Name.str().c_str());
+  return Ops->differs(B->Alloc.ptr() + B->Offset, S->Pristine.ptr(), B->Bytes,
+                      TimeoutSeconds, (Label + " input '" + Name + "'").str());
 }
 
 Expected<std::string> KernelRunner::checkGuards() const {

@@ -312,12 +312,12 @@ void profileRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
   // The outputs of the last timed launches must still agree.
   if (!C)
     return;
-  auto BO = B->download();
+  auto BO = B->downloadWritten();
   if (!BO) {
     recordRunError(S, BO.takeError(), false, Where, Seed, Out);
     return;
   }
-  auto CO = C->download();
+  auto CO = C->downloadWritten();
   if (!CO) {
     recordRunError(S, CO.takeError(), true, Where, Seed, Out);
     return;

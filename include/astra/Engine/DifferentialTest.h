@@ -11,6 +11,7 @@
 #ifndef ASTRA_ENGINE_DIFFERENTIALTEST_H
 #define ASTRA_ENGINE_DIFFERENTIALTEST_H
 
+#include "astra/Engine/DeviceOps.h"
 #include "astra/Engine/Job.h"
 #include "astra/Engine/RunPlan.h"
 #include "astra/Runtime/Device.h"
@@ -34,6 +35,7 @@ struct EngineSession {
   cu::Function Candidate = nullptr; ///< Null when the job has none.
   LaunchSpec CandidateLaunch;
   llvm::raw_ostream *Log = nullptr; ///< Progress lines; may be null.
+  DeviceOps *Ops = nullptr; ///< Fill and compare on the GPU; not owned.
 
   EngineSession(GpuContext &C, const VerifyJob &J, JobResult &R)
       : Ctx(C), Job(J), Result(R), Spec(J.Spec) {}

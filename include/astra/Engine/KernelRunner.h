@@ -14,6 +14,7 @@
 #ifndef ASTRA_ENGINE_KERNELRUNNER_H
 #define ASTRA_ENGINE_KERNELRUNNER_H
 
+#include "astra/Engine/DeviceOps.h"
 #include "astra/Engine/HostBuffer.h"
 #include "astra/Runtime/Device.h"
 #include "astra/Spec/Spec.h"
@@ -39,8 +40,6 @@ public:
   /// Uploads the inputs and in-outs of \p Values (by name) and rewrites
   /// every guard region. Inputs not in \p Values are left alone.
   llvm::Error upload(const std::map<std::string, HostBuffer> &Values);
-  /// Uploads only the in-out buffers of \p Values (to reset them).
-  llvm::Error uploadInOuts(const std::map<std::string, HostBuffer> &Values);
   /// Fills outputs and scratch with poison pattern \p Variant.
   llvm::Error poison(unsigned Variant);
   /// Queues the kernel on the context's stream.
@@ -49,6 +48,31 @@ public:
   llvm::Error run(double TimeoutSeconds);
   /// Downloads every buffer argument.
   llvm::Expected<std::map<std::string, HostBuffer>> download() const;
+  /// Downloads the buffers the kernel may write (all but the inputs).
+  llvm::Expected<std::map<std::string, HostBuffer>> downloadWritten() const;
+  /// Downloads buffer \p Name.
+  llvm::Expected<HostBuffer> downloadBuffer(llvm::StringRef Name) const;
+
+  /// Device-side work (see DeviceOps.h). With helpers set, poison() fills
+  /// on the GPU and the calls below may be used; not owned.
+  void setDeviceOps(DeviceOps *O) { Ops = O; }
+  /// Copies the inputs and in-outs as they are now (after upload()) to
+  /// device-side pristine copies.
+  llvm::Error savePristine();
+  /// Sets the inputs and in-outs (only the in-outs with \p InOutsOnly) from
+  /// \p Src's pristine copies, device to device, and rewrites every guard.
+  /// \p Src may be this runner; it must have the same buffers (the same
+  /// spec and shape).
+  llvm::Error loadPristine(const KernelRunner &Src, bool InOutsOnly);
+  /// Copies every buffer the kernel may write, as it is now, to saved copies.
+  llvm::Error saveWritten();
+  /// Whether written buffer \p Name differs from its saved copy, bit for bit.
+  llvm::Expected<bool> changedSinceSave(llvm::StringRef Name,
+                                        double TimeoutSeconds);
+  /// Whether buffer \p Name differs from \p Src's pristine copy of it.
+  llvm::Expected<bool> differsFromPristine(llvm::StringRef Name,
+                                           const KernelRunner &Src,
+                                           double TimeoutSeconds);
   /// The first guard region whose canary changed, as a message ("wrote
   /// 4 bytes past the end of 'out' (guard byte 0 after element 1023)"), or
   /// empty when every guard is intact.
@@ -78,6 +102,8 @@ private:
     size_t Offset = 0; ///< Of the data in the allocation.
     uint64_t Count = 0;
     size_t Bytes = 0;
+    DeviceAlloc Pristine; ///< Inputs and in-outs as uploaded.
+    DeviceAlloc Saved;    ///< Written buffers as saveWritten() found them.
   };
   GpuContext *Ctx = nullptr;
   cu::Function Fn = nullptr;
@@ -87,7 +113,12 @@ private:
   std::vector<Buffer> Buffers;             ///< Buffer arguments, spec order.
   std::vector<std::vector<uint8_t>> Storage; ///< One per kernel parameter.
   std::vector<void *> Params;
+  DeviceOps *Ops = nullptr;
   llvm::Error writeGuards(const Buffer &B) const;
+  const Buffer *find(llvm::StringRef Name) const;
+  /// Queues a device-to-device copy of \p Bytes bytes.
+  llvm::Error copy(cu::DevicePtr Dst, cu::DevicePtr Src, size_t Bytes,
+                   const llvm::Twine &What) const;
 };
 
 /// Packs scalar argument \p A under \p Vars into its parameter bytes (the

@@ -1,0 +1,60 @@
+//===- DeviceOpsTest.cpp - The verifier's device helpers ------------------===//
+//
+// The helpers run on the GPU machine, where no ptxas or LLVM is installed;
+// assembling their PTX here for the GPUs clang-astra targets catches a
+// syntax or type error before a GPU is spent on it. The GPU tests
+// (test/gpu/engine) check what they compute.
+//
+//===----------------------------------------------------------------------===//
+#include "astra/Engine/DeviceOps.h"
+
+#include "../../lib/Compile/CudaTools.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include "gtest/gtest.h"
+
+using namespace astra;
+
+namespace {
+
+std::string findPtxas() {
+  for (const char *P : {"/usr/local/cuda/bin/ptxas", "/usr/lib/cuda/bin/ptxas"})
+    if (llvm::sys::fs::can_execute(P))
+      return P;
+  if (auto Found = llvm::sys::findProgramByName("ptxas"))
+    return *Found;
+  return "";
+}
+
+TEST(DeviceOpsTest, PtxHasBothEntries) {
+  std::vector<std::string> E = ptxEntries(ptxDeviceOps());
+  EXPECT_EQ(E, (std::vector<std::string>{"astra_fill", "astra_differs"}));
+}
+
+TEST(DeviceOpsTest, PtxAssemblesForEveryTargetedGpu) {
+  std::string Ptxas = findPtxas();
+  if (Ptxas.empty())
+    GTEST_SKIP() << "no ptxas (CUDA toolkit) on this machine";
+  TempFiles T;
+  auto Ptx = T.file("device-ops", "ptx");
+  ASSERT_TRUE(bool(Ptx)) << llvm::toString(Ptx.takeError());
+  auto Cubin = T.file("device-ops", "cubin");
+  ASSERT_TRUE(bool(Cubin)) << llvm::toString(Cubin.takeError());
+  {
+    std::error_code EC;
+    llvm::raw_fd_ostream OS(*Ptx, EC);
+    ASSERT_FALSE(EC) << EC.message();
+    OS << ptxDeviceOps();
+  }
+  for (const char *Arch : {"sm_75", "sm_80", "sm_90"}) {
+    auto R = runTool(Ptxas, {Ptxas, std::string("-arch=") + Arch, *Ptx, "-o",
+                             *Cubin});
+    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+    EXPECT_EQ(R->ExitCode, 0) << Arch << ":\n" << R->Output;
+  }
+}
+
+} // namespace
