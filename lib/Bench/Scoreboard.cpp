@@ -114,7 +114,12 @@ Scoreboard buildScoreboard(
       K.VsCompile = geomean(VsCompile);
     SB.Kernels.push_back(K);
   }
+  summarizeScoreboard(SB);
+  return SB;
+}
 
+void summarizeScoreboard(Scoreboard &SB) {
+  SB.Summary = ScoreSummary();
   ScoreSummary &S = SB.Summary;
   S.Kernels = SB.Kernels.size();
   std::vector<double> All;
@@ -148,7 +153,96 @@ Scoreboard buildScoreboard(
     S.AtLeastCompile = AtLeast;
     S.CompileCompared = Compared;
   }
+}
+
+Scoreboard mergeScoreboards(const Scoreboard &Earlier,
+                            const Scoreboard &Later) {
+  Scoreboard SB = Earlier;
+  SB.Kernels.insert(SB.Kernels.end(), Later.Kernels.begin(),
+                    Later.Kernels.end());
+  SB.Rows.insert(SB.Rows.end(), Later.Rows.begin(), Later.Rows.end());
+  summarizeScoreboard(SB);
   return SB;
+}
+
+Expected<StoredScoreboard> parseScoreboardJson(StringRef Text,
+                                               StringRef Path) {
+  JsonFieldReader R(Path);
+  rapidjson::Document D;
+  D.Parse(Text.data(), Text.size());
+  if (D.HasParseError() || !D.IsObject())
+    return R.fail("<top>", "not a scoreboard (invalid JSON or not an object)");
+  StoredScoreboard Out;
+  RunInfo &I = Out.Info;
+  for (auto [Key, Into] :
+       {std::pair<const char *, std::string *>{"tool", &I.ToolVersion},
+        {"date", &I.Date},
+        {"device", &I.Device},
+        {"agents", &I.Agents},
+        {"command", &I.Command}})
+    if (Error E = R.str(D, "", Key, *Into))
+      return E;
+  auto Kernels = D.FindMember("kernels");
+  auto Rows = D.FindMember("rows");
+  if (Kernels == D.MemberEnd() || !Kernels->value.IsArray() ||
+      Rows == D.MemberEnd() || !Rows->value.IsArray())
+    return R.fail("<top>", "'kernels' and 'rows' must be arrays");
+  for (const rapidjson::Value &K : Kernels->value.GetArray()) {
+    std::string F = "kernels[" + std::to_string(Out.Board.Kernels.size()) + "]";
+    KernelScore S;
+    for (auto [Key, Into] :
+         {std::pair<const char *, std::string *>{"suite", &S.Suite},
+          {"file", &S.File},
+          {"kernel", &S.Kernel}})
+      if (Error E = R.str(K, F, Key, *Into))
+        return E;
+    if (Error E = R.str(K, F, "error", S.Error, /*Required=*/false))
+      return E;
+    if (Error E = R.boolean(K, F, "ok", S.Ok, /*Required=*/true))
+      return E;
+    for (auto [Key, Into] :
+         {std::pair<const char *, double *>{"speedup", &S.Speedup},
+          {"min_speedup", &S.MinSpeedup},
+          {"roofline_after", &S.RooflineAfter}})
+      if (Error E = R.number(K, F, Key, *Into, /*Required=*/true))
+        return E;
+    if (Error E = R.optionalNumber(K, F, "vs_torch_compile", S.VsCompile))
+      return E;
+    Out.Board.Kernels.push_back(std::move(S));
+  }
+  for (const rapidjson::Value &Row : Rows->value.GetArray()) {
+    std::string F = "rows[" + std::to_string(Out.Board.Rows.size()) + "]";
+    ScoreRow S;
+    for (auto [Key, Into] :
+         {std::pair<const char *, std::string *>{"suite", &S.Suite},
+          {"file", &S.File},
+          {"kernel", &S.Kernel},
+          {"shape", &S.Shape},
+          {"changes", &S.Changes}})
+      if (Error E = R.str(Row, F, Key, *Into))
+        return E;
+    for (auto [Key, Into] :
+         {std::pair<const char *, double *>{"baseline_us", &S.BaselineUs},
+          {"optimized_us", &S.OptimizedUs},
+          {"baseline_roofline", &S.BaselineRoofline},
+          {"optimized_roofline", &S.OptimizedRoofline}})
+      if (Error E = R.number(Row, F, Key, *Into, /*Required=*/true))
+        return E;
+    for (auto [Key, Into] :
+         {std::pair<const char *, bool *>{"verified", &S.Verified},
+          {"improved", &S.Improved}})
+      if (Error E = R.boolean(Row, F, Key, *Into, /*Required=*/true))
+        return E;
+    for (auto [Key, Into] :
+         {std::pair<const char *, std::optional<double> *>{"eager_us",
+                                                           &S.EagerUs},
+          {"compile_us", &S.CompileUs}})
+      if (Error E = R.optionalNumber(Row, F, Key, *Into))
+        return E;
+    Out.Board.Rows.push_back(std::move(S));
+  }
+  summarizeScoreboard(Out.Board);
+  return Out;
 }
 
 Expected<std::map<std::string, std::pair<double, double>>>
@@ -281,6 +375,8 @@ std::string scoreboardJson(const Scoreboard &SB, const RunInfo &Info) {
   W.arrayBegin();
   for (const ScoreRow &R : SB.Rows) {
     W.objectBegin();
+    W.field("suite", R.Suite);
+    W.field("file", R.File);
     W.field("kernel", R.Kernel);
     W.field("shape", R.Shape);
     W.field("baseline_us", R.BaselineUs);
@@ -289,6 +385,7 @@ std::string scoreboardJson(const Scoreboard &SB, const RunInfo &Info) {
     W.field("baseline_roofline", R.BaselineRoofline);
     W.field("optimized_roofline", R.OptimizedRoofline);
     W.field("verified", R.Verified);
+    W.field("improved", R.Improved);
     W.field("changes", R.Changes);
     W.field("eager_us", R.EagerUs);
     W.field("compile_us", R.CompileUs);

@@ -105,4 +105,67 @@ TEST(Scoreboard, JsonIsValid) {
   EXPECT_DOUBLE_EQ(D["summary"]["fast_p"]["1.0"].GetDouble(), 1.0);
 }
 
+TEST(Scoreboard, ReadsBackWhatItWrote) {
+  KernelReport Failed;
+  Failed.File = "kernels/gnn/x.cu";
+  Failed.Kernel = "broken";
+  Failed.Error = "no spec";
+  std::map<std::string, std::pair<double, double>> Torch = {
+      {"a|s0", {300.0, 80.0}}};
+  Scoreboard SB = buildScoreboard(
+      {report("a", {2.0, 1.5}), report("c", {}), Failed}, Torch);
+  RunInfo Info;
+  Info.ToolVersion = "clang-astra 0.1.0 (abc)";
+  Info.Date = "2026-11-22T17:00:00Z";
+  Info.Device = "NVIDIA H100 80GB HBM3 (driver 13.0)";
+  Info.Agents = "offline";
+  Info.Command = "clang-astra bench kernels";
+  auto Back = parseScoreboardJson(scoreboardJson(SB, Info), "s.json");
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_EQ(Back->Info.ToolVersion, Info.ToolVersion);
+  EXPECT_EQ(Back->Info.Device, Info.Device);
+  EXPECT_EQ(Back->Info.Command, Info.Command);
+  // The same document again: every field survived the trip.
+  EXPECT_EQ(scoreboardJson(Back->Board, Back->Info), scoreboardJson(SB, Info));
+  ASSERT_EQ(Back->Board.Rows.size(), SB.Rows.size());
+  EXPECT_EQ(Back->Board.Rows[0].File, "kernels/sglang/k.cu");
+  EXPECT_TRUE(Back->Board.Rows[0].Improved);
+  ASSERT_TRUE(Back->Board.Rows[0].CompileUs.has_value());
+  EXPECT_DOUBLE_EQ(*Back->Board.Rows[0].CompileUs, 80.0);
+  EXPECT_FALSE(Back->Board.Rows[1].CompileUs.has_value());
+  EXPECT_EQ(Back->Board.Kernels[2].Error, "no spec");
+}
+
+TEST(Scoreboard, MergedRunsSummarizeLikeOneRun) {
+  std::vector<KernelReport> First = {report("a", {2.0, 2.0}),
+                                     report("b", {1.3, 1.1})};
+  std::vector<KernelReport> Second = {report("c", {}),
+                                      report("d", {1.6, 1.6})};
+  std::vector<KernelReport> All = First;
+  All.insert(All.end(), Second.begin(), Second.end());
+  Scoreboard Merged =
+      mergeScoreboards(buildScoreboard(First), buildScoreboard(Second));
+  Scoreboard One = buildScoreboard(All);
+  EXPECT_EQ(scoreboardJson(Merged, RunInfo()), scoreboardJson(One, RunInfo()));
+  EXPECT_EQ(Merged.Summary.Kernels, 4u);
+  EXPECT_DOUBLE_EQ(Merged.Summary.FastP.at(1.5), 0.5);
+}
+
+TEST(Scoreboard, ReadErrorsNameTheFileAndField) {
+  auto Bad = parseScoreboardJson("[1, 2]", "out/scoreboard.json");
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_EQ(llvm::toString(Bad.takeError()),
+            "out/scoreboard.json: <top>: not a scoreboard (invalid JSON or "
+            "not an object)");
+  Scoreboard SB = buildScoreboard({report("a", {2.0, 2.0})});
+  std::string J = scoreboardJson(SB, RunInfo());
+  size_t At = J.find("\"min_speedup\"");
+  ASSERT_NE(At, std::string::npos);
+  J.replace(At, 13, "\"min_speedupX\"");
+  auto Missing = parseScoreboardJson(J, "out/scoreboard.json");
+  ASSERT_FALSE(bool(Missing));
+  EXPECT_EQ(llvm::toString(Missing.takeError()),
+            "out/scoreboard.json: kernels[0].min_speedup: missing");
+}
+
 } // namespace

@@ -21,6 +21,8 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <optional>
+#include <set>
 
 using namespace llvm;
 
@@ -39,7 +41,38 @@ static cl::opt<std::string>
                        "(bench/torch_baselines.py --out FILE)"),
               cl::value_desc("file.json"), cl::sub(BenchCmd),
               cl::cat(AstraCategory));
+static cl::opt<bool> Resume(
+    "resume",
+    cl::desc("Continue the scoreboard in the report directory: files it "
+             "already has are not run again, and this run's kernels are "
+             "added to it (the same clang-astra build only)"),
+    cl::sub(BenchCmd), cl::cat(AstraCategory));
 static OptimizeOptions Opts(BenchCmd);
+
+/// Moves DIR/report.{json,md} of an earlier run to report.<k>.{json,md}
+/// (the first free k), so that resuming keeps every run's full report.
+static Error keepEarlierReport(StringRef Dir) {
+  SmallString<256> Json(Dir), Md(Dir);
+  sys::path::append(Json, "report.json");
+  sys::path::append(Md, "report.md");
+  if (!sys::fs::exists(Json))
+    return Error::success();
+  for (unsigned K = 1;; ++K) {
+    SmallString<256> ToJson(Dir), ToMd(Dir);
+    sys::path::append(ToJson, "report." + std::to_string(K) + ".json");
+    sys::path::append(ToMd, "report." + std::to_string(K) + ".md");
+    if (sys::fs::exists(ToJson) || sys::fs::exists(ToMd))
+      continue;
+    if (std::error_code EC = sys::fs::rename(Json, ToJson))
+      return createStringError(EC, "%s: %s", Json.c_str(),
+                               EC.message().c_str());
+    if (sys::fs::exists(Md))
+      if (std::error_code EC = sys::fs::rename(Md, ToMd))
+        return createStringError(EC, "%s: %s", Md.c_str(),
+                                 EC.message().c_str());
+    return Error::success();
+  }
+}
 
 /// Every .cu file with a spec beside it, in a stable order.
 static Expected<std::vector<std::string>> collectSuite() {
@@ -97,12 +130,6 @@ static int runBench(const Session &S) {
   // A scoreboard reports what this run measured: never an earlier run's
   // outcome from the result cache.
   Req->UseResultCache = false;
-  if (!Req->Static) {
-    auto Driver = CudaDriver::get();
-    if (!Driver)
-      return reportError(toString(Driver.takeError()) +
-                         "; bench needs a GPU");
-  }
   if (Req->Static)
     return reportError("bench: --static cannot measure anything; bench needs "
                        "a GPU");
@@ -117,16 +144,83 @@ static int runBench(const Session &S) {
     sys::path::append(P, Name);
     return std::string(P);
   };
+  // --resume: the scoreboard so far, and only the files it does not have.
+  std::optional<StoredScoreboard> Earlier;
+  if (Resume && sys::fs::exists(Path("scoreboard.json"))) {
+    auto Text = readFile(Path("scoreboard.json"));
+    if (!Text)
+      return reportError(Text.takeError());
+    auto P = parseScoreboardJson(*Text, Path("scoreboard.json"));
+    if (!P)
+      return reportError(P.takeError());
+    RunInfo Now;
+    fillRunInfo(Now, Opts, S);
+    if (P->Info.ToolVersion != Now.ToolVersion)
+      return reportError(
+          "bench --resume: " + Path("scoreboard.json") + " was made by " +
+          P->Info.ToolVersion + ", this is " + Now.ToolVersion +
+          ": one scoreboard holds one build's measurements (use a new "
+          "--report directory)");
+    std::set<std::string> Done;
+    for (const KernelScore &K : P->Board.Kernels)
+      Done.insert(K.File);
+    size_t Before = Files->size();
+    Files->erase(std::remove_if(Files->begin(), Files->end(),
+                                [&](const std::string &F) {
+                                  return Done.count(displayPath(F)) != 0;
+                                }),
+                 Files->end());
+    note("bench: resuming " + Path("scoreboard.json") + ": " +
+         std::to_string(Before - Files->size()) + " of " +
+         std::to_string(Before) + " files already measured");
+    Earlier = std::move(*P);
+  } else if (Resume) {
+    note("bench: --resume: no scoreboard in " + Dir + " yet; starting one");
+  }
+
+  // A resumed scoreboard with nothing left to run is only printed again.
+  if (!Files->empty()) {
+    auto Driver = CudaDriver::get();
+    if (!Driver)
+      return reportError(toString(Driver.takeError()) +
+                         "; bench needs a GPU");
+    if (Earlier)
+      if (Error E = keepEarlierReport(Dir))
+        return reportError(std::move(E));
+  }
+
   OptimizeDriver Driver(*TC, *CC, *Req, progressPrinter());
   std::vector<KernelReport> All;
   std::string Md;
   // The scoreboard is rewritten after every file: a run cut short (a GPU
   // reservation ending) keeps what it measured.
-  auto WriteScoreboard = [&]() -> Error {
+  auto WriteScoreboard = [&](bool Write) -> Error {
     Scoreboard SB = buildScoreboard(All, Torch);
     RunInfo Info = Driver.runInfo();
     fillRunInfo(Info, Opts, S);
+    RunInfo ThisRun = Info;
+    if (Earlier) {
+      // Speedups are ratios measured on one GPU: never mix devices.
+      auto Known = [](StringRef D) {
+        return !D.empty() && D != "unknown" && !D.starts_with("none");
+      };
+      if (Known(Info.Device) && Known(Earlier->Info.Device) &&
+          Info.Device != Earlier->Info.Device)
+        return createStringError(
+            inconvertibleErrorCode(),
+            "bench --resume: the scoreboard was measured on %s, this run on "
+            "%s: one scoreboard holds one GPU's measurements",
+            Earlier->Info.Device.c_str(), Info.Device.c_str());
+      SB = mergeScoreboards(Earlier->Board, SB);
+      Info.Date = Earlier->Info.Date;
+      Info.Command = Earlier->Info.Command + "; resumed " + ThisRun.Date +
+                     ": " + ThisRun.Command;
+      if (!Known(Info.Device))
+        Info.Device = Earlier->Info.Device;
+    }
     Md = scoreboardMarkdown(SB, Info);
+    if (!Write)
+      return Error::success();
     for (auto &[Name, Text] :
          std::vector<std::pair<std::string, std::string>>{
              {"scoreboard.md", Md},
@@ -134,8 +228,11 @@ static int runBench(const Session &S) {
              {"scoreboard.svg", scoreboardSvg(SB)}})
       if (Error E = writeFileAtomically(Path(Name), Text))
         return E;
-    return writeReport(Dir, Info, All);
+    return writeReport(Dir, ThisRun, All);
   };
+  if (Files->empty())
+    if (Error E = WriteScoreboard(/*Write=*/false))
+      return reportError(std::move(E));
   for (const std::string &File : *Files) {
     FileOutcome FO = Driver.runFile(File);
     if (!FO.Error.empty()) {
@@ -150,11 +247,12 @@ static int runBench(const Session &S) {
       printKernelSummary(errs(), R);
       All.push_back(R);
     }
-    if (Error E = WriteScoreboard())
+    if (Error E = WriteScoreboard(/*Write=*/true))
       return reportError(std::move(E));
   }
   outs() << Md;
-  note("bench: scoreboard written to " + Path("scoreboard.md"));
+  if (!Files->empty())
+    note("bench: scoreboard written to " + Path("scoreboard.md"));
   return 0;
 }
 

@@ -70,6 +70,23 @@ Scoreboard buildScoreboard(
     const std::vector<KernelReport> &Reports,
     const std::map<std::string, std::pair<double, double>> &Torch = {});
 
+/// Recomputes \p SB's summary from its kernel scores (after a merge).
+void summarizeScoreboard(Scoreboard &SB);
+
+/// A scoreboard read back from scoreboard.json, with the run it came from.
+struct StoredScoreboard {
+  Scoreboard Board;
+  RunInfo Info;
+};
+/// Parses scoreboardJson()'s output; errors name \p Path.
+llvm::Expected<StoredScoreboard> parseScoreboardJson(llvm::StringRef Text,
+                                                     llvm::StringRef Path);
+
+/// \p Earlier's kernels and rows followed by \p Later's, summarized again:
+/// one scoreboard from a suite measured in several runs (`bench --resume`).
+Scoreboard mergeScoreboards(const Scoreboard &Earlier,
+                            const Scoreboard &Later);
+
 /// Reads bench/torch_baselines.py's JSON output into the map above.
 llvm::Expected<std::map<std::string, std::pair<double, double>>>
 loadTorchBaselines(llvm::StringRef Path);
