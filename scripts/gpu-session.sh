@@ -8,7 +8,11 @@
 #                     the same command's output on the build machine)
 #           tests     the gpu lit tests of the bundle (test/gpu)
 #           optimize  offline optimize of two SGLang kernels with a report
-#           bench     `clang-astra bench` over kernels/ ($BENCH_ARGS, $BENCH_FILES)
+#           bench     `clang-astra bench` over kernels/ ($BENCH_ARGS, $BENCH_FILES);
+#                     with $BENCH_RESUME_FROM (an absolute path) naming the report folder of an
+#                     earlier call (fetched back and carried to this one), the
+#                     run continues that scoreboard (`bench --resume`): a suite
+#                     too long for one call is measured as one scoreboard
 set -u
 top="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${OUT:-$top/gpu-out}"
@@ -46,8 +50,12 @@ for stage in "$@"; do
       > "$OUT/optimize.diff" 2> "$OUT/optimize.log"
     echo "optimize: exit $?"; tail -30 "$OUT/optimize.log" ;;
   bench)
+    resume=""
+    if [ -n "${BENCH_RESUME_FROM:-}" ]; then
+      mkdir -p "$OUT/bench" && cp -r "$BENCH_RESUME_FROM"/. "$OUT/bench"/ && resume=--resume
+    fi
     # shellcheck disable=SC2086
-    timeout "${BENCH_TIMEOUT:-540}" clang-astra bench ${BENCH_FILES:-kernels} \
+    timeout "${BENCH_TIMEOUT:-540}" clang-astra bench ${BENCH_FILES:-kernels} $resume \
       --report "$OUT/bench" --torch bench/results/h100-torch.json ${BENCH_ARGS:-} \
       > "$OUT/bench.md" 2> "$OUT/bench.log"
     echo "bench: exit $?"; tail -40 "$OUT/bench.log" ;;
