@@ -9,6 +9,7 @@
 #include "astra/Agents/ResultCache.h"
 #include "astra/Spec/LaunchTuning.h"
 #include "astra/Spec/SpecCheck.h"
+#include "astra/Support/Clock.h"
 #include "astra/Support/Diff.h"
 #include "astra/Support/FileIO.h"
 
@@ -18,7 +19,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
-#include <ctime>
 #include <set>
 
 using namespace llvm;
@@ -554,10 +554,7 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
   if (!CacheKey.empty() && !Req.Gpu.empty() && FO.Error.empty() &&
       llvm::all_of(FO.Kernels,
                    [](const KernelReport &R) { return R.Error.empty(); })) {
-    char Date[32];
-    std::time_t Now = std::time(nullptr);
-    std::strftime(Date, sizeof(Date), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&Now));
-    if (Error E = Cache.store(CacheKey, Req.Gpu, FO, Date))
+    if (Error E = Cache.store(CacheKey, Req.Gpu, FO, utcTimestamp()))
       consumeError(std::move(E)); // A cache that cannot be written is no cache.
   }
   return FO;

@@ -11,15 +11,11 @@ using namespace llvm;
 
 namespace astra {
 
-/// The block size block-size writes under \p O: its parameter, else its
-/// default for the spec's block size literal.
+/// The block size block-size writes under \p O, by the pass's own rule
+/// (passes/BlockSize.cpp): its parameter, else the default for the spec's
+/// block size literal.
 static std::optional<int64_t> blockThreadsFor(const PassOptions &O,
                                               StringRef Kernel) {
-  std::string Text = O.strParam("block-size", "threads", "");
-  int64_t V;
-  if (!Text.empty())
-    return StringRef(Text).getAsInteger(10, V) ? std::nullopt
-                                               : std::optional<int64_t>(V);
   const KernelSpec *S = O.specFor(Kernel);
   if (!S)
     return std::nullopt;
@@ -28,7 +24,7 @@ static std::optional<int64_t> blockThreadsFor(const PassOptions &O,
     consumeError(L.takeError());
     return std::nullopt;
   }
-  return defaultRetunedBlock(*L);
+  return O.intParam("block-size", "threads", defaultRetunedBlock(*L));
 }
 
 Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,

@@ -1,13 +1,13 @@
 //===- ResultCache.cpp ----------------------------------------------------===//
 #include "astra/Agents/ResultCache.h"
 #include "astra/Support/FileIO.h"
+#include "astra/Support/Hash.h"
 #include "astra/Support/Json.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SHA256.h"
 
 #include <algorithm>
 
@@ -70,12 +70,9 @@ static void collectHeaders(StringRef From, StringRef Text,
 std::string ResultCache::key(StringRef File, StringRef SpecPath,
                              ArrayRef<std::string> Command,
                              StringRef Options) {
-  SHA256 H;
-  auto Add = [&](StringRef S) {
-    H.update(S);
-    H.update(StringRef("\0", 1)); // No two input lists hash the same bytes.
-  };
-  Add("clang-astra optimize result v2");
+  KeyHasher H;
+  auto Add = [&](StringRef S) { H.add(S); };
+  Add("clang-astra optimize result v3");
   Add(Options);
   std::vector<std::string> IncludeDirs;
   for (size_t I = 0; I < Command.size(); ++I) {
@@ -98,7 +95,7 @@ std::string ResultCache::key(StringRef File, StringRef SpecPath,
     Add(Path);
     Add(Text);
   }
-  return toHex(H.final(), /*LowerCase=*/true);
+  return H.hex();
 }
 
 /// File name of one GPU's entry: the name with anything but letters and

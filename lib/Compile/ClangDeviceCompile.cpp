@@ -1,5 +1,6 @@
 //===- ClangDeviceCompile.cpp ---------------------------------------------===//
 #include "ClangDeviceCompile.h"
+#include "astra/Support/Hash.h"
 
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/FileManager.h"

@@ -2,6 +2,7 @@
 #include "PtxCache.h"
 #include "astra/Config.h"
 #include "astra/Support/FileIO.h"
+#include "astra/Support/Hash.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -9,7 +10,6 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
-#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace llvm;
@@ -18,26 +18,6 @@ namespace astra {
 
 /// First line of every entry; bump the number when the format changes.
 static constexpr StringLiteral Magic = "clang-astra ptx cache 1";
-
-std::string sha256Hex(StringRef Data) {
-  return toHex(SHA256::hash(arrayRefFromStringRef(Data)), /*LowerCase=*/true);
-}
-
-namespace {
-/// Length-prefixed fields, so no two different field lists hash alike.
-class KeyHasher {
-public:
-  void add(StringRef Field) {
-    uint64_t N = Field.size();
-    H.update(ArrayRef<uint8_t>(reinterpret_cast<const uint8_t *>(&N), sizeof N));
-    H.update(arrayRefFromStringRef(Field));
-  }
-  std::string hex() { return toHex(H.final(), /*LowerCase=*/true); }
-
-private:
-  SHA256 H;
-};
-} // namespace
 
 std::string toolchainFingerprint(const CudaToolchain &TC) {
   std::string S;

@@ -30,9 +30,6 @@
 
 namespace astra {
 
-/// Hex SHA-256 of \p Data.
-std::string sha256Hex(llvm::StringRef Data);
-
 /// What makes the same command give different code outside the user's files:
 /// this tool's version, the LLVM it links, the arch, and the size and time of
 /// the CUDA and clang files that system-header hashing would otherwise cover

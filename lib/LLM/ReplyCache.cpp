@@ -2,12 +2,12 @@
 #include "astra/LLM/ReplyCache.h"
 
 #include "astra/Support/FileIO.h"
+#include "astra/Support/Hash.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/SHA256.h"
 
 #include <cstdlib>
 
@@ -27,17 +27,12 @@ std::string defaultLLMCacheDir() {
 
 std::string ReplyCache::key(StringRef Endpoint, StringRef RequestBody,
                             unsigned Sample) {
-  SHA256 H;
-  // NUL separators: no two different inputs hash the same bytes.
-  H.update("clang-astra llm reply v1");
-  H.update(StringRef("\0", 1));
-  H.update(Endpoint);
-  H.update(StringRef("\0", 1));
-  H.update(RequestBody);
-  H.update(StringRef("\0", 1));
-  H.update(std::to_string(Sample));
-  std::array<uint8_t, 32> Digest = H.final();
-  return toHex(ArrayRef<uint8_t>(Digest), /*LowerCase=*/true);
+  KeyHasher H;
+  H.add("clang-astra llm reply v2");
+  H.add(Endpoint);
+  H.add(RequestBody);
+  H.add(std::to_string(Sample));
+  return H.hex();
 }
 
 std::string ReplyCache::pathOf(StringRef Key) const {

@@ -290,6 +290,17 @@ TEST(Orchestrator, StopsAtTheRoofline) {
   EXPECT_TRUE(Out.Winner.has_value());
 }
 
+/// A verified evaluation twice as fast as the baseline (one shape set).
+static Evaluation twiceAsFast() {
+  Evaluation E;
+  ShapeTiming T;
+  T.BaselineUs = 10;
+  T.CandidateUs = 5;
+  E.S = Evaluation::Status::Verified;
+  E.Timings = {T};
+  return E;
+}
+
 TEST(OfflinePlanner, FirstRoundCombinesThenRanksSinglePasses) {
   KernelFacts F;
   F.Kernel = "k";
@@ -324,12 +335,7 @@ TEST(OfflinePlanner, LaterRoundsGrowVaryAndAblateTheBest) {
   KernelFacts F;
   F.Kernel = "k";
   F.ApplicablePasses = {{"vectorize", {}}, {"fast-math", {}}, {"hoist", {}}};
-  Evaluation Base, Good;
-  ShapeTiming T;
-  T.BaselineUs = 10;
-  T.CandidateUs = 5;
-  Good.S = Evaluation::Status::Verified;
-  Good.Timings = {T};
+  Evaluation Base, Good = twiceAsFast();
   Candidate Best;
   Best.Id = "r1c2";
   Best.Origin = "passes";
@@ -357,12 +363,7 @@ TEST(OfflinePlanner, DroppingAnEnablerDropsWhatNeedsIt) {
   F.ApplicablePasses = {{"restrict-const", {}}, {"vectorize", {}},
                         {"fast-math", {}}};
   F.Prerequisites = {{"vectorize", {"restrict-const"}}};
-  Evaluation Base, Good;
-  ShapeTiming T;
-  T.BaselineUs = 10;
-  T.CandidateUs = 5;
-  Good.S = Evaluation::Status::Verified;
-  Good.Timings = {T};
+  Evaluation Base, Good = twiceAsFast();
   Candidate Best;
   Best.Id = "r1c1";
   Best.Origin = "passes";
@@ -386,12 +387,7 @@ TEST(OfflinePlanner, SweepsTheBlockSizeOfTheBestOrTheOriginal) {
   KernelFacts F;
   F.ApplicablePasses = {{"block-size", {}}, {"fast-math", {}}};
   F.BlockSize = 1024;
-  Evaluation Base, Good;
-  ShapeTiming T;
-  T.BaselineUs = 10;
-  T.CandidateUs = 5;
-  Good.S = Evaluation::Status::Verified;
-  Good.Timings = {T};
+  Evaluation Base, Good = twiceAsFast();
   PlanningState St;
   St.Facts = &F;
   St.Round = 2;

@@ -2,6 +2,7 @@
 #include "OptimizeOptions.h"
 #include "astra/Config.h"
 #include "astra/Rewrite/Pass.h"
+#include "astra/Support/Clock.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
@@ -12,7 +13,6 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
-#include <ctime>
 
 using namespace llvm;
 
@@ -258,10 +258,7 @@ std::string absolutePath(StringRef P) {
 void fillRunInfo(RunInfo &Info, const OptimizeOptions &O, const Session &S) {
   Info.ToolVersion = std::string("clang-astra ") + ASTRA_VERSION + " (" +
                      ASTRA_GIT_REVISION + ")";
-  char Buf[32];
-  std::time_t Now = std::time(nullptr);
-  std::strftime(Buf, sizeof(Buf), "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&Now));
-  Info.Date = Buf;
+  Info.Date = utcTimestamp();
   if (Info.Device.empty())
     Info.Device = O.Static ? "none (static mode)" : "unknown";
   auto R = O.request({});
