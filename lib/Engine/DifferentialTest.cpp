@@ -135,8 +135,8 @@ public:
   bool runSeed(uint64_t Seed);
   /// Warnings for outputs that were weak on every seed.
   void finish();
-  /// Where the last seed's time went ("inputs 1.3 s, baseline 0.4 s,
-  /// candidate 0.9 s"), for the verbose log: big shapes cost seconds per
+  /// Where the last seed's time went ("inputs <s> s, baseline <s> s,
+  /// candidate <s> s"), for the verbose log: big shapes cost seconds per
   /// seed, and this says which part to make cheaper.
   std::string lastSeedTimes() const;
 
