@@ -265,6 +265,10 @@ JobResult runJobIsolated(const VerifyJob &J, unsigned TimeoutSeconds,
     return errorResult(toString(std::move(E)));
   }
   std::vector<StringRef> Args = {Exe, "run-job", JobPath, "-o", ResultPath};
+  // The child writes its progress (runs, per-seed times) only when asked;
+  // the caller shows it only when it passed a log.
+  if (Log)
+    Args.push_back("--verbose");
   std::optional<StringRef> Redirects[] = {std::nullopt, StringRef(ErrPath),
                                           StringRef(ErrPath)};
   std::string ErrMsg;

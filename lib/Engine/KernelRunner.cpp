@@ -167,29 +167,40 @@ Error KernelRunner::run(double TimeoutSeconds) {
   return Ctx->wait(TimeoutSeconds, Label + " kernel");
 }
 
-Expected<std::map<std::string, HostBuffer>> KernelRunner::download() const {
+/// Inputs and in-outs: what upload() sets.
+static bool uploaded(Role R) { return R == Role::Input || R == Role::InOut; }
+/// Everything the kernel may write.
+static bool written(Role R) { return R != Role::Input; }
+static bool anyRole(Role) { return true; }
+
+Expected<HostBuffer> KernelRunner::fetch(const Buffer &B) const {
+  HostBuffer H(B.Arg->Type, B.Count);
+  if (Error E = B.Alloc.download(B.Offset, H.data(), B.Bytes))
+    return E;
+  return H;
+}
+
+Expected<std::map<std::string, HostBuffer>>
+KernelRunner::downloadIf(bool (*Selected)(Role)) const {
   std::map<std::string, HostBuffer> Out;
   for (const Buffer &B : Buffers) {
-    HostBuffer H(B.Arg->Type, B.Count);
-    if (Error E = B.Alloc.download(B.Offset, H.data(), B.Bytes))
-      return E;
-    Out[B.Arg->Name] = std::move(H);
+    if (!Selected(B.Arg->R))
+      continue;
+    auto H = fetch(B);
+    if (!H)
+      return H.takeError();
+    Out[B.Arg->Name] = std::move(*H);
   }
   return Out;
 }
 
+Expected<std::map<std::string, HostBuffer>> KernelRunner::download() const {
+  return downloadIf(anyRole);
+}
+
 Expected<std::map<std::string, HostBuffer>>
 KernelRunner::downloadWritten() const {
-  std::map<std::string, HostBuffer> Out;
-  for (const Buffer &B : Buffers) {
-    if (B.Arg->R == Role::Input)
-      continue;
-    HostBuffer H(B.Arg->Type, B.Count);
-    if (Error E = B.Alloc.download(B.Offset, H.data(), B.Bytes))
-      return E;
-    Out[B.Arg->Name] = std::move(H);
-  }
-  return Out;
+  return downloadIf(written);
 }
 
 Expected<HostBuffer> KernelRunner::downloadBuffer(StringRef Name) const {
@@ -198,10 +209,7 @@ Expected<HostBuffer> KernelRunner::downloadBuffer(StringRef Name) const {
     return createStringError(inconvertibleErrorCode(),
                              "internal error: no buffer '%s'",
                              Name.str().c_str());
-  HostBuffer H(B->Arg->Type, B->Count);
-  if (Error E = B->Alloc.download(B->Offset, H.data(), B->Bytes))
-    return E;
-  return H;
+  return fetch(*B);
 }
 
 const KernelRunner::Buffer *KernelRunner::find(StringRef Name) const {
@@ -226,19 +234,44 @@ static Error needsOps(StringRef Label) {
                            Label.str().c_str());
 }
 
-Error KernelRunner::savePristine() {
+Error KernelRunner::saveInto(DeviceAlloc Buffer::*Copy,
+                             bool (*Selected)(Role), StringRef Kind) {
   for (Buffer &B : Buffers) {
-    if (B.Arg->R != Role::Input && B.Arg->R != Role::InOut)
+    if (!Selected(B.Arg->R))
       continue;
-    if (!B.Pristine.ptr()) {
+    DeviceAlloc &To = B.*Copy;
+    if (!To.ptr()) {
       auto A = DeviceAlloc::allocate(
-          *Ctx, B.Bytes, Label + " pristine copy of '" + B.Arg->Name + "'");
+          *Ctx, B.Bytes, (Label + " " + Kind + " copy of '" + B.Arg->Name + "'").str());
       if (!A)
         return A.takeError();
-      B.Pristine = std::move(*A);
+      To = std::move(*A);
     }
-    if (Error E = copy(B.Pristine.ptr(), B.Alloc.ptr() + B.Offset, B.Bytes,
+    if (Error E = copy(To.ptr(), B.Alloc.ptr() + B.Offset, B.Bytes,
                        Label + " saving '" + B.Arg->Name + "'"))
+      return E;
+  }
+  return Error::success();
+}
+
+Error KernelRunner::savePristine() {
+  return saveInto(&Buffer::Pristine, uploaded, "pristine");
+}
+
+Error KernelRunner::saveWritten() {
+  return saveInto(&Buffer::Saved, written, "saved");
+}
+
+Error KernelRunner::restoreWritten() const {
+  for (const Buffer &B : Buffers) {
+    if (!written(B.Arg->R))
+      continue;
+    if (!B.Saved.ptr())
+      return createStringError(inconvertibleErrorCode(),
+                               "internal error: %s has no saved copy of '%s'",
+                               Label.c_str(), B.Arg->Name.c_str());
+    if (Error E = copy(B.Alloc.ptr() + B.Offset, B.Saved.ptr(), B.Bytes,
+                       Label + " restoring '" + B.Arg->Name + "'"))
       return E;
   }
   return Error::success();
@@ -259,24 +292,6 @@ Error KernelRunner::loadPristine(const KernelRunner &Src, bool InOutsOnly) {
                                Label.c_str());
     if (Error E = copy(B.Alloc.ptr() + B.Offset, S->Pristine.ptr(), B.Bytes,
                        Label + " loading '" + B.Arg->Name + "'"))
-      return E;
-  }
-  return Error::success();
-}
-
-Error KernelRunner::saveWritten() {
-  for (Buffer &B : Buffers) {
-    if (B.Arg->R == Role::Input)
-      continue;
-    if (!B.Saved.ptr()) {
-      auto A = DeviceAlloc::allocate(
-          *Ctx, B.Bytes, Label + " saved copy of '" + B.Arg->Name + "'");
-      if (!A)
-        return A.takeError();
-      B.Saved = std::move(*A);
-    }
-    if (Error E = copy(B.Saved.ptr(), B.Alloc.ptr() + B.Offset, B.Bytes,
-                       Label + " saving '" + B.Arg->Name + "'"))
       return E;
   }
   return Error::success();
@@ -336,25 +351,13 @@ Expected<std::string> KernelRunner::checkGuards() const {
 }
 
 cu::DevicePtr KernelRunner::address(StringRef Name) const {
-  for (const Buffer &B : Buffers)
-    if (B.Arg->Name == Name)
-      return B.Alloc.ptr() + B.Offset;
-  return 0;
+  const Buffer *B = find(Name);
+  return B ? B->Alloc.ptr() + B->Offset : 0;
 }
 
 uint64_t KernelRunner::count(StringRef Name) const {
-  for (const Buffer &B : Buffers)
-    if (B.Arg->Name == Name)
-      return B.Count;
-  return 0;
-}
-
-std::vector<KernelRunner::BufferView> KernelRunner::buffers() const {
-  std::vector<BufferView> V;
-  for (const Buffer &B : Buffers)
-    V.push_back({B.Arg->Name, B.Arg->R, B.Arg->Type, B.Alloc.ptr() + B.Offset,
-                 B.Count, B.Bytes});
-  return V;
+  const Buffer *B = find(Name);
+  return B ? B->Count : 0;
 }
 
 } // namespace astra

@@ -129,47 +129,30 @@ Expected<double> deviceCopyBandwidth(GpuContext &C, StringRef CacheDir,
 
 namespace {
 
-/// One kernel being timed, with what must be reset before each launch:
-/// in-out buffers get their initial values back and outputs and scratch
-/// their poison (so the output check after timing sees only what the last
-/// launch wrote), both by device-to-device copies from pristine buffers.
+/// One kernel being timed. Before each launch its in-out buffers get their
+/// initial values back and outputs and scratch their poison (so the output
+/// check after timing sees only what the last launch wrote), both by
+/// device-to-device copies of what KernelRunner::saveWritten() kept.
 struct Timed {
   KernelRunner *K = nullptr;
   bool IsCandidate = false;
-  std::vector<DeviceAlloc> Pristine;
-  std::vector<std::pair<KernelRunner::BufferView, cu::DevicePtr>> Restore;
   std::vector<double> SamplesUs;
 };
 
-/// Saves the pristine copies; call after upload() and poison().
+/// Saves the copies the resets restore; call after upload() and poison().
 Error prepare(GpuContext &C, Timed &T) {
-  for (const KernelRunner::BufferView &B : T.K->buffers()) {
-    if (B.R == Role::Input)
-      continue;
-    auto P = DeviceAlloc::allocate(C, B.Bytes,
-                                   "pristine copy of '" + B.Name + "'");
-    if (!P)
-      return P.takeError();
-    if (Error E = C.check(C.api().MemcpyDtoDAsync(P->ptr(), B.Ptr, B.Bytes,
-                                                  C.stream()),
-                          "cuMemcpyDtoDAsync", "saving '" + B.Name + "'"))
-      return E;
-    T.Restore.push_back({B, P->ptr()});
-    T.Pristine.push_back(std::move(*P));
-  }
+  if (Error E = T.K->saveWritten())
+    return E;
   return C.wait(60, "saving the in-out and output buffers");
 }
 
 /// Queues the resets, the flush and the timed launch of \p T.
 Error queueTimed(GpuContext &C, Timed &T, const DeviceAlloc *Flush,
                  unsigned Iter, const GpuEvent &Start, const GpuEvent &Stop) {
-  const cu::Api &A = C.api();
-  for (auto &[B, Src] : T.Restore)
-    if (Error E = C.check(A.MemcpyDtoDAsync(B.Ptr, Src, B.Bytes, C.stream()),
-                          "cuMemcpyDtoDAsync", "restoring '" + B.Name + "'"))
-      return E;
+  if (Error E = T.K->restoreWritten())
+    return E;
   if (Flush)
-    if (Error E = C.check(A.MemsetD8Async(Flush->ptr(),
+    if (Error E = C.check(C.api().MemsetD8Async(Flush->ptr(),
                                           (unsigned char)(Iter * 37 + 1),
                                           Flush->size(), C.stream()),
                           "cuMemsetD8Async", "flushing the L2 cache"))

@@ -66,6 +66,9 @@ public:
   llvm::Error loadPristine(const KernelRunner &Src, bool InOutsOnly);
   /// Copies every buffer the kernel may write, as it is now, to saved copies.
   llvm::Error saveWritten();
+  /// Queues copies of the saved buffers back (the profiler's reset before
+  /// each timed launch: in-outs get their values, outputs their poison).
+  llvm::Error restoreWritten() const;
   /// Whether written buffer \p Name differs from its saved copy, bit for bit.
   llvm::Expected<bool> changedSinceSave(llvm::StringRef Name,
                                         double TimeoutSeconds);
@@ -83,16 +86,6 @@ public:
   uint64_t count(llvm::StringRef Name) const;
   const ResolvedLaunch &launchConfig() const { return Launch; }
   llvm::StringRef label() const { return Label; }
-  /// Bytes of the in-out and output buffers, for the profiler's resets.
-  struct BufferView {
-    std::string Name;
-    Role R;
-    DType T;
-    cu::DevicePtr Ptr;
-    uint64_t Count;
-    size_t Bytes;
-  };
-  std::vector<BufferView> buffers() const;
 
 private:
   KernelRunner() = default;
@@ -116,6 +109,13 @@ private:
   DeviceOps *Ops = nullptr;
   llvm::Error writeGuards(const Buffer &B) const;
   const Buffer *find(llvm::StringRef Name) const;
+  llvm::Expected<HostBuffer> fetch(const Buffer &B) const;
+  llvm::Expected<std::map<std::string, HostBuffer>>
+  downloadIf(bool (*Selected)(Role)) const;
+  /// Saves the buffers \p Selected picks into their \p Copy allocation
+  /// (made on first use; \p Kind names it in messages).
+  llvm::Error saveInto(DeviceAlloc Buffer::*Copy, bool (*Selected)(Role),
+                       llvm::StringRef Kind);
   /// Queues a device-to-device copy of \p Bytes bytes.
   llvm::Error copy(cu::DevicePtr Dst, cu::DevicePtr Src, size_t Bytes,
                    const llvm::Twine &What) const;
