@@ -17,6 +17,7 @@
 #include "WarpReduce.h"
 #include "Hoist.h"
 #include "BlockSize.h"
+#include "SmemTranspose.h"
 
 namespace astra {
 
@@ -29,6 +30,7 @@ template <typename P> static PassInfo info() {
 const std::vector<PassInfo> &allPasses() {
   static const std::vector<PassInfo> Passes = {
       info<RestrictConstPass>(),
+      info<SmemTransposePass>(),
       info<GridStridePass>(),
       info<VectorizePass>(),
       info<FastMathPass>(),

@@ -29,6 +29,10 @@ const std::vector<PassTraits> &traits() {
        "16-byte loads and stores cut memory instructions 4-8x on "
        "bandwidth-bound loops",
        {{{"vectorize.bytes", "8"}}}},
+      {"smem-transpose", 0, 6,
+       "a warp's strided stores (a transpose) become consecutive through a "
+       "shared tile: one 32-byte sector per thread becomes one per 8 threads",
+       {}},
       {"grid-stride", 1, 7,
        "a grid-stride loop lets vectorize apply and amortizes index math",
        {}},
@@ -72,7 +76,10 @@ int pipelineOrder(StringRef Name) {
   // restrict-const first: its __restrict__ is what lets vectorize, ldg and
   // hoist prove that buffers do not overlap. block-size before launch-bounds,
   // whose bound must cover the block size finally launched.
-  static const char *Order[] = {"restrict-const", "grid-stride", "warp-reduce",
+  // smem-transpose before grid-stride: it needs the body a thread per
+  // element, which grid-stride turns into a loop.
+  static const char *Order[] = {"restrict-const", "smem-transpose",
+                                "grid-stride",    "warp-reduce",
                                 "hoist",          "vectorize",   "ldg",
                                 "fast-math",      "unroll",      "index32",
                                 "block-size",     "launch-bounds"};
