@@ -79,8 +79,12 @@ struct TreeReduction {
   const Expr *Value = nullptr; ///< v
   const Stmt *Last = nullptr;  ///< The loop, or the warp tail after it.
   ReduceOp Op = ReduceOp::Sum;
-  /// Callee as written for max/min ("fmaxf"); empty for a sum.
+  /// Callee as written for max/min ("fmaxf"); empty for a sum. For a
+  /// functor (`op(a, b)`), the object as written, whatever its operation.
   std::string Combine;
+  /// The step calls a functor: the rewrite combines through the same call,
+  /// so one text serves every instantiation (SumOp and MaxOp alike).
+  bool Functor = false;
   /// C++ text: how many threads' values the original reduces.
   std::string Width;
   bool Tail = false;
@@ -118,7 +122,53 @@ bool isElementPlus(const Expr *E, const ElementShape &S,
 struct Update {
   ReduceOp Op;
   std::string Combine;
+  bool Functor = false;
 };
+
+/// What the call operator of a functor computes, when it is `return a + b;`,
+/// `return fmaxf(a, b);` (max, fmax) or `return fminf(a, b);` (min, fmin) of
+/// its two parameters of type \p Elem, and is const (no state changes).
+std::optional<ReduceOp> functorOp(const PassContext &PC,
+                                  const CXXOperatorCallExpr *OC) {
+  const auto *MD = dyn_cast_or_null<CXXMethodDecl>(OC->getDirectCallee());
+  if (!MD || !MD->isConst() || MD->getNumParams() != 2 || !MD->getBody())
+    return std::nullopt;
+  const auto *Body = dyn_cast<CompoundStmt>(MD->getBody());
+  const auto *Ret = Body && Body->size() == 1
+                        ? dyn_cast<ReturnStmt>(Body->body_front())
+                        : nullptr;
+  if (!Ret || !Ret->getRetValue())
+    return std::nullopt;
+  const ParmVarDecl *A = MD->getParamDecl(0), *B = MD->getParamDecl(1);
+  QualType T = A->getType().getNonReferenceType().getUnqualifiedType();
+  if (T != B->getType().getNonReferenceType().getUnqualifiedType() ||
+      T != MD->getReturnType().getUnqualifiedType())
+    return std::nullopt;
+  auto IsParams = [&](const Expr *X, const Expr *Y) {
+    const auto *DX = dyn_cast<DeclRefExpr>(X->IgnoreParenImpCasts());
+    const auto *DY = dyn_cast<DeclRefExpr>(Y->IgnoreParenImpCasts());
+    return DX && DY &&
+           ((DX->getDecl() == A && DY->getDecl() == B) ||
+            (DX->getDecl() == B && DY->getDecl() == A));
+  };
+  const Expr *R = Ret->getRetValue()->IgnoreParenImpCasts();
+  if (const auto *Add = dyn_cast<BinaryOperator>(R))
+    return Add->getOpcode() == BO_Add && IsParams(Add->getLHS(), Add->getRHS())
+               ? std::optional<ReduceOp>(ReduceOp::Sum)
+               : std::nullopt;
+  const auto *CE = dyn_cast<CallExpr>(R);
+  if (!CE || CE->getNumArgs() != 2 || !IsParams(CE->getArg(0), CE->getArg(1)))
+    return std::nullopt;
+  StringRef Name = systemCalleeName(PC.sourceManager(), CE);
+  bool FloatOnly = Name.ends_with("f") || Name == "fmax" || Name == "fmin";
+  if (FloatOnly && !T->isFloatingType())
+    return std::nullopt;
+  if (Name == "fmaxf" || Name == "fmax" || Name == "max")
+    return ReduceOp::Max;
+  if (Name == "fminf" || Name == "fmin" || Name == "min")
+    return ReduceOp::Min;
+  return std::nullopt;
+}
 
 /// One reduction step `a[i] += a[i + off]`, `a[i] = a[i] + a[i + off]` or
 /// `a[i] = fmaxf(a[i], a[i + off])` (max, min, fmax, fmin, fminf; either
@@ -148,6 +198,18 @@ std::optional<Update> matchUpdate(const PassContext &PC, const Stmt *S,
     if (Add->getOpcode() == BO_Add && Pair(Add->getLHS(), Add->getRHS()))
       return Update{ReduceOp::Sum, ""};
     return std::nullopt;
+  }
+  // `s[i] = op(s[i], s[i + off])` with a functor whose operation this
+  // instantiation shows.
+  if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(R)) {
+    if (OC->getOperator() != OO_Call || OC->getNumArgs() != 3 ||
+        !Pair(OC->getArg(1), OC->getArg(2)))
+      return std::nullopt;
+    const auto *Obj = dyn_cast<DeclRefExpr>(OC->getArg(0)->IgnoreParenImpCasts());
+    std::optional<ReduceOp> Op = functorOp(PC, OC);
+    if (!Obj || !Op)
+      return std::nullopt;
+    return Update{*Op, Obj->getDecl()->getNameAsString(), true};
   }
   const auto *CE = dyn_cast<CallExpr>(R);
   if (!CE || CE->getNumArgs() != 2 || !Pair(CE->getArg(0), CE->getArg(1)))
@@ -387,6 +449,7 @@ std::optional<TreeReduction> Matcher::match(const CompoundStmt *Block,
   R.Shared = S;
   R.Op = U->Op;
   R.Combine = U->Combine;
+  R.Functor = U->Functor;
 
   // The element type.
   const ArrayType *AT = Ctx.getAsArrayType(S->getType());
@@ -403,7 +466,7 @@ std::optional<TreeReduction> Matcher::match(const CompoundStmt *Block,
           "handled";
     return std::nullopt;
   }
-  if (R.Op != ReduceOp::Sum && Elem->isIntegerType() &&
+  if (R.Op != ReduceOp::Sum && !R.Functor && Elem->isIntegerType() &&
       StringRef(R.Combine).ends_with("f")) {
     Why = "'" + R.Combine + "' on integer elements converts them to floating "
           "point; the rewrite would round in a different order";
@@ -607,7 +670,7 @@ bool Matcher::matchTailSteps(ArrayRef<const Stmt *> Steps,
       return C && *C == Want;
     };
     std::optional<Update> U = matchUpdate(PC, Steps[J], Shape, IsK);
-    if (!U || U->Op != R.Op) {
+    if (!U || U->Op != R.Op || U->Functor != R.Functor) {
       Why = "warp tail step '" + text(Steps[J]) + "' is not the " +
             opName(R.Op).str() + " step with offset " + std::to_string(Want);
       return false;
@@ -738,7 +801,7 @@ std::string emit(const PassContext &PC, const TreeReduction &R,
     std::string Shfl = ("__shfl_xor_sync(" + Mask + ", " + N.Val + ", " +
                         N.Off + ")")
                            .str();
-    if (R.Op == ReduceOp::Sum)
+    if (R.Op == ReduceOp::Sum && !R.Functor)
       return N.Val + " = " + N.Val + " + " + Shfl + ";";
     return N.Val + " = " + R.Combine + "(" + N.Val + ", " + Shfl + ");";
   };
@@ -749,7 +812,9 @@ std::string emit(const PassContext &PC, const TreeReduction &R,
   std::string I = Indent.str();
   std::string O;
   raw_string_ostream OS(O);
-  OS << "{ // warp-reduce: " << opName(R.Op) << " of " << Arr
+  OS << "{ // warp-reduce: "
+     << (R.Functor ? "'" + R.Combine + "'" : opName(R.Op).str()) << " of "
+     << Arr
      << " with warp shuffles, one shared-memory step across warps\n";
   OS << I << "  " << ElemText << " " << N.Val << " = " << ValueText << ";\n";
   OS << I << "  const unsigned " << N.Count << " = " << Count
@@ -792,21 +857,55 @@ std::string emit(const PassContext &PC, const TreeReduction &R,
 
 } // namespace
 
-void WarpReducePass::run(PassContext &PC) {
-  const KernelInfo &K = PC.kernel();
+namespace {
+
+/// Device functions the kernel calls, directly or through other device
+/// functions, defined in the user's files (not the CUDA or system headers):
+/// a block reduction often lives in a helper of a shared header
+/// (`block_reduce(v, op)`). Templates are returned as their patterns, whose
+/// every instantiation in the translation unit is then judged.
+class HelperFinder : public RecursiveASTVisitor<HelperFinder> {
+public:
+  explicit HelperFinder(const SourceManager &SM) : SM(SM) {}
+  bool VisitCallExpr(CallExpr *CE) {
+    const FunctionDecl *Callee = CE->getDirectCallee();
+    if (!Callee || !Callee->hasBody() || Callee->hasAttr<CUDAGlobalAttr>() ||
+        isSystemFunction(SM, Callee) || Depth > 4)
+      return true;
+    const FunctionDecl *Pattern = Callee->getTemplateInstantiationPattern();
+    if (!Pattern)
+      Pattern = Callee;
+    if (SM.isInSystemHeader(Pattern->getLocation()) || !Seen.insert(Callee).second)
+      return true;
+    if (!is_contained(Helpers, Pattern))
+      Helpers.push_back(Pattern);
+    ++Depth;
+    TraverseStmt(Callee->getBody());
+    --Depth;
+    return true;
+  }
+  const SourceManager &SM;
+  std::vector<const FunctionDecl *> Helpers;
+  SmallPtrSet<const FunctionDecl *, 8> Seen;
+  unsigned Depth = 0;
+};
+
+/// Matches and votes on every tree loop of \p Votes' bodies. \p Caller is
+/// set when the bodies are a helper's: the kernel that calls it, whose block
+/// shape the reduction relies on too.
+void voteOnBodies(PassContext &PC, SiteVotes &Votes, const Names &N,
+                  const MultiDimFinder *Caller, StringRef Helper) {
   ASTContext &Ctx = PC.astContext();
   const SourceManager &SM = PC.sourceManager();
-  SiteVotes Votes(kernelBodies(K.Decl));
-  Names N{freshIdentifier(Ctx, "astra_wr_val"),
-          freshIdentifier(Ctx, "astra_wr_count"),
-          freshIdentifier(Ctx, "astra_wr_lanes"),
-          freshIdentifier(Ctx, "astra_wr_mask"),
-          freshIdentifier(Ctx, "astra_wr_off"),
-          freshIdentifier(Ctx, "astra_wr_warps")};
   const StringRef Kind = "warp-reduce";
-
   for (unsigned BI = 0; BI < Votes.bodies().size(); ++BI) {
     const KernelBody &B = Votes.bodies()[BI];
+    // Refusals of a template's instantiation already name it.
+    std::string Named =
+        Helper.empty() ? "" : "in '" + Helper.str() + "' (called by the kernel): ";
+    std::string In = B.Label.empty() || Helper.empty()
+                         ? Named
+                         : std::string("called by the kernel: ");
     Stmt *Body = B.FD->getBody();
     if (!Body)
       continue;
@@ -814,6 +913,8 @@ void WarpReducePass::run(PassContext &PC) {
     LF.TraverseStmt(Body);
     MultiDimFinder MD;
     MD.TraverseStmt(Body);
+    if (!MD.Found.isValid() && Caller)
+      MD = *Caller;
     Matcher M(PC, B);
 
     std::vector<std::pair<const ForStmt *, TreeReduction>> Matched;
@@ -826,12 +927,12 @@ void WarpReducePass::run(PassContext &PC) {
           M.match(Site.Block, Site.Index, Site.Loop, Why);
       if (!R) {
         Votes.reject(BI, Loc, Kind,
-                     "not a shared-memory tree reduction: " + Why);
+                     In + "not a shared-memory tree reduction: " + Why);
         continue;
       }
       if (MD.Found.isValid()) {
         Votes.reject(BI, Loc, Kind,
-                     "the kernel reads " + MD.What + " (at " +
+                     In + "the kernel reads " + MD.What + " (at " +
                          posText(PC, MD.Found) +
                          "); a reduction over " +
                          R->Shared->getNameAsString() +
@@ -844,9 +945,9 @@ void WarpReducePass::run(PassContext &PC) {
     for (const ForStmt *F : LF.All)
       if (!Seen.count(F))
         Votes.reject(BI, F->getForLoc(), Kind,
-                     "not a shared-memory tree reduction: the loop is not a "
-                     "statement of a { } block, so the store and barrier "
-                     "before it cannot be matched");
+                     In + "not a shared-memory tree reduction: the loop is "
+                          "not a statement of a { } block, so the store and "
+                          "barrier before it cannot be matched");
 
     for (auto &[F, R] : Matched) {
       SourceLocation Loc = F->getForLoc();
@@ -863,7 +964,7 @@ void WarpReducePass::run(PassContext &PC) {
         Uses.TraverseDecl(Ctx.getTranslationUnitDecl());
       if (Uses.Other.isValid()) {
         Votes.reject(BI, Loc, Kind,
-                     "'" + Arr + "' is also used at " +
+                     In + "'" + Arr + "' is also used at " +
                          posText(PC, Uses.Other) +
                          ", other than reading the result " + Arr +
                          "[0]; the rewrite leaves different partial values "
@@ -881,12 +982,19 @@ void WarpReducePass::run(PassContext &PC) {
                              indentOf(PC, Begin)));
       if (!Edit) {
         Votes.reject(BI, Loc, Kind,
-                     "the reduction's text comes from a macro expansion; it "
-                     "cannot be rewritten");
+                     In + "the reduction's text comes from a macro "
+                          "expansion; it cannot be rewritten");
         continue;
       }
-      std::string Msg = "the " + opName(R.Op).str() + " tree reduction of '" +
-                        Arr + "' over " +
+      // One message for every instantiation of a functor reduction (their
+      // votes must agree): which operation each one is does not matter to
+      // the rewrite.
+      std::string What = R.Functor ? "'" + R.Combine +
+                                         "' (a sum, max or min in every "
+                                         "instantiation)"
+                                   : opName(R.Op).str();
+      std::string Msg = Named + "the " + What + " tree reduction of '" + Arr +
+                        "' over " +
                         (R.Width == "blockDim.x" ? std::string("blockDim.x")
                                                  : R.Width) +
                         " threads" +
@@ -896,17 +1004,68 @@ void WarpReducePass::run(PassContext &PC) {
                         " now reduces with warp shuffles and one "
                         "shared-memory step; " + Arr +
                         "[0] holds the result after a barrier as before";
-      if (R.Op == ReduceOp::Sum && Ctx.getAsArrayType(R.Shared->getType())
+      if ((R.Op == ReduceOp::Sum || R.Functor) &&
+          Ctx.getAsArrayType(R.Shared->getType())
                                        ->getElementType()
                                        ->isFloatingType())
-        Msg += " (floating-point additions are reassociated; the sum may "
-               "differ in the last bits)";
+        Msg += R.Functor ? " (floating-point sums are reassociated and may "
+                           "differ in the last bits)"
+                         : " (floating-point additions are reassociated; the "
+                           "sum may differ in the last bits)";
       Votes.accept(BI, Loc, Kind, {*Edit}, Msg);
     }
   }
+}
 
+} // namespace
+
+void WarpReducePass::run(PassContext &PC) {
+  const KernelInfo &K = PC.kernel();
+  ASTContext &Ctx = PC.astContext();
+  Names N{freshIdentifier(Ctx, "astra_wr_val"),
+          freshIdentifier(Ctx, "astra_wr_count"),
+          freshIdentifier(Ctx, "astra_wr_lanes"),
+          freshIdentifier(Ctx, "astra_wr_mask"),
+          freshIdentifier(Ctx, "astra_wr_off"),
+          freshIdentifier(Ctx, "astra_wr_warps")};
   EditSet ES;
+  SiteVotes Votes(kernelBodies(K.Decl));
+  voteOnBodies(PC, Votes, N, nullptr, "");
   Votes.resolve(PC, ES);
+
+  // Helpers the kernel calls. The rewrite of a helper changes it for every
+  // kernel that calls it, and their block shapes matter to it too: a helper
+  // that any kernel of the file reading threadIdx.y or .z calls stays as it
+  // is.
+  auto Scan = [&](const FunctionDecl *Kernel, HelperFinder &HF,
+                  MultiDimFinder &MD) {
+    for (const KernelBody &B : kernelBodies(Kernel))
+      if (Stmt *Body = B.FD->getBody()) {
+        HF.TraverseStmt(Body);
+        if (!MD.Found.isValid())
+          MD.TraverseStmt(Body);
+      }
+  };
+  HelperFinder HF(PC.sourceManager());
+  MultiDimFinder Mine;
+  Scan(K.Decl, HF, Mine);
+  for (const FunctionDecl *H : HF.Helpers) {
+    MultiDimFinder Caller = Mine;
+    for (const KernelInfo &Other : PC.allKernels()) {
+      if (Caller.Found.isValid())
+        break;
+      if (Other.Decl == K.Decl)
+        continue;
+      HelperFinder OtherHF(PC.sourceManager());
+      MultiDimFinder OtherMD;
+      Scan(Other.Decl, OtherHF, OtherMD);
+      if (OtherMD.Found.isValid() && is_contained(OtherHF.Helpers, H))
+        Caller = OtherMD;
+    }
+    SiteVotes HV(kernelBodies(H));
+    voteOnBodies(PC, HV, N, &Caller, H->getName());
+    HV.resolve(PC, ES);
+  }
   ES.commit(PC);
 }
 

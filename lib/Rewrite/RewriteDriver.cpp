@@ -88,7 +88,11 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
     Conflicts.insert(Conflicts.end(), PC.conflicts().begin(),
                      PC.conflicts().end());
     for (const auto &[Path, Set] : PC.replacements())
-      for (const tooling::Replacement &R : Set)
+      for (const tooling::Replacement &R : Set) {
+        // Two kernels calling one helper (warp-reduce's block_reduce in a
+        // shared header) ask for the same edit of it: made once.
+        if (is_contained(PassRepls[Path], R))
+          continue;
         if (Error E = PassRepls[Path].add(R)) {
           consumeError(std::move(E));
           Conflicts.push_back(
@@ -97,6 +101,7 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
               "' overlap edits for another kernel; left unchanged at offset " +
               std::to_string(R.getOffset()));
         }
+      }
   }
   return PassRepls;
 }

@@ -2,18 +2,68 @@
 // The file and its header are rewritten in place in a copy, so the header's
 // kernel is checked too and the PTX is compiled from the rewritten code.
 // RUN: rm -rf %t.d && mkdir -p %t.d/Inputs
-// RUN: cp %s %t.d/wr.cu && cp %S/Inputs/warp-reduce-kernel.cuh %t.d/Inputs/
+// RUN: cp %s %t.d/wr.cu && cp %S/Inputs/warp-reduce-kernel.cuh %S/Inputs/warp-reduce-helper.cuh %t.d/Inputs/
 // RUN: %clang-astra rewrite -i --passes=warp-reduce --explain %t.d/wr.cu -- -std=c++17 2> %t.explain
 // RUN: FileCheck %s < %t.d/wr.cu
 // RUN: FileCheck %s --check-prefix=HDR < %t.d/Inputs/warp-reduce-kernel.cuh
+// RUN: FileCheck %s --check-prefix=HELPER < %t.d/Inputs/warp-reduce-helper.cuh
 // RUN: FileCheck %s --check-prefix=EXPLAIN < %t.explain
 // RUN: %nvptx-compile %t.d/wr.cu | FileCheck %s --check-prefix=PTX
+// A helper that a kernel with a 2-D block calls too stays as it is.
+// RUN: %clang-astra rewrite --passes=warp-reduce --explain %S/Inputs/warp-reduce-2d.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=TWO-D
+// TWO-D: warp-reduce-helper.cuh:21:3: warp-reduce: not applied: in block_reduce<AddOp>: called by the kernel: the kernel reads threadIdx.y (at {{.*}}warp-reduce-2d.cu:15:{{[0-9]+}}); a reduction over buf[threadIdx.x] in a multi-dimensional block is not handled
+// TWO-D-NOT: fired
 // A second run finds nothing left to rewrite.
 // RUN: %clang-astra rewrite --passes=warp-reduce %t.d/wr.cu -- -std=c++17 | diff %t.d/wr.cu -
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include "Inputs/warp-reduce-kernel.cuh"
+#include "Inputs/warp-reduce-helper.cuh"
+
+// A helper called by kernels (block_reduce in a shared header, with a
+// functor): rewritten in the header, through the functor, so that one text
+// serves the sum and the max instantiation. Two kernels call it; the edit is
+// made once. block_fold is instantiated with a subtraction, which is not
+// associative: it keeps its tree.
+// HELPER-LABEL: template <typename Op> __device__ inline float block_reduce(
+// HELPER: {{^}}  { // warp-reduce: 'op' of buf with warp shuffles
+// HELPER: {{^}}    float astra_wr_val = v;
+// HELPER: {{^}}          astra_wr_val = op(astra_wr_val, __shfl_xor_sync(astra_wr_mask, astra_wr_val, astra_wr_off));
+// HELPER: {{^}}            astra_wr_val = op(astra_wr_val, __shfl_xor_sync(0xffffffffu >> (32u - astra_wr_warps), astra_wr_val, astra_wr_off));
+// HELPER: {{^}}  const float result = buf[0];
+// HELPER-LABEL: template <typename Op> __device__ inline float block_fold(
+// HELPER-NEXT: {{^}}  __shared__ float fbuf[1024];
+// HELPER: {{^}}      fbuf[tid] = op(fbuf[tid], fbuf[tid + s]);
+// EXPLAIN-DAG: warp-reduce-helper.cuh:21:3: warp-reduce: fired: in 'block_reduce' (called by the kernel): the 'op' (a sum, max or min in every instantiation) tree reduction of 'buf' over blockDim.x threads now reduces with warp shuffles and one shared-memory step; buf[0] holds the result after a barrier as before (floating-point sums are reassociated and may differ in the last bits)
+// EXPLAIN-DAG: warp-reduce-helper.cuh:39:3: warp-reduce: not applied: in block_fold<SubOp>: called by the kernel: not a shared-memory tree reduction: the step 'fbuf[tid] = op(fbuf[tid], fbuf[tid + s])' is not s[tid] += s[tid + off]
+// CHECK-LABEL: {{^}}__global__ void softmax_row(
+__global__ void softmax_row(const float *x, float *y, int cols) {
+  const float *xr = x + (long)blockIdx.x * cols;
+  float m = -INFINITY;
+  for (int j = threadIdx.x; j < cols; j += blockDim.x)
+    m = fmaxf(m, xr[j]);
+  m = block_max(m);
+  float sum = 0.f;
+  for (int j = threadIdx.x; j < cols; j += blockDim.x)
+    sum += expf(xr[j] - m);
+  sum = block_sum(sum);
+  for (int j = threadIdx.x; j < cols; j += blockDim.x)
+    y[(long)blockIdx.x * cols + j] = expf(xr[j] - m) / sum;
+}
+__global__ void row_sum(const float *x, float *y, int cols) {
+  float sum = 0.f;
+  for (int j = threadIdx.x; j < cols; j += blockDim.x)
+    sum += x[(long)blockIdx.x * cols + j];
+  sum = block_sum(sum);
+  if (threadIdx.x == 0)
+    y[blockIdx.x] = sum;
+}
+__global__ void row_fold(const float *x, float *y) {
+  float r = block_fold(x[threadIdx.x], SubOp());
+  if (threadIdx.x == 0)
+    y[blockIdx.x] = r;
+}
 
 // HDR-LABEL: {{^}}__global__ void header_sum(
 // HDR: {{^}}  { // warp-reduce: sum of partial with warp shuffles
