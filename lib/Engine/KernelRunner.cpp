@@ -310,19 +310,35 @@ Expected<bool> KernelRunner::changedSinceSave(StringRef Name,
                       TimeoutSeconds, (Label + " '" + Name + "'").str());
 }
 
-Expected<bool> KernelRunner::differsFromPristine(StringRef Name,
-                                                 const KernelRunner &Src,
-                                                 double TimeoutSeconds) {
+Expected<bool> KernelRunner::differsFromCopy(StringRef Name,
+                                             const KernelRunner &Src,
+                                             DeviceAlloc Buffer::*Copy,
+                                             StringRef Kind,
+                                             double TimeoutSeconds) {
   const Buffer *B = find(Name);
   const Buffer *S = Src.find(Name);
   if (!Ops)
     return needsOps(Label);
-  if (!B || !S || !S->Pristine.ptr() || S->Bytes != B->Bytes)
+  if (!B || !S || !(S->*Copy).ptr() || S->Bytes != B->Bytes)
     return createStringError(inconvertibleErrorCode(),
-                             "internal error: %s has no pristine copy of '%s'",
-                             Src.Label.c_str(), Name.str().c_str());
-  return Ops->differs(B->Alloc.ptr() + B->Offset, S->Pristine.ptr(), B->Bytes,
-                      TimeoutSeconds, (Label + " input '" + Name + "'").str());
+                             "internal error: %s has no %s copy of '%s'",
+                             Src.Label.c_str(), Kind.str().c_str(),
+                             Name.str().c_str());
+  return Ops->differs(B->Alloc.ptr() + B->Offset, (S->*Copy).ptr(), B->Bytes,
+                      TimeoutSeconds, (Label + " '" + Name + "'").str());
+}
+
+Expected<bool> KernelRunner::differsFromPristine(StringRef Name,
+                                                 const KernelRunner &Src,
+                                                 double TimeoutSeconds) {
+  return differsFromCopy(Name, Src, &Buffer::Pristine, "pristine",
+                         TimeoutSeconds);
+}
+
+Expected<bool> KernelRunner::differsFromSaved(StringRef Name,
+                                              const KernelRunner &Src,
+                                              double TimeoutSeconds) {
+  return differsFromCopy(Name, Src, &Buffer::Saved, "saved", TimeoutSeconds);
 }
 
 Expected<std::string> KernelRunner::checkGuards() const {

@@ -76,6 +76,12 @@ public:
   llvm::Expected<bool> differsFromPristine(llvm::StringRef Name,
                                            const KernelRunner &Src,
                                            double TimeoutSeconds);
+  /// Whether written buffer \p Name differs, bit for bit, from the copy
+  /// \p Src's last saveWritten() kept (the verifier asks whether the
+  /// candidate wrote exactly what the baseline wrote before downloading).
+  llvm::Expected<bool> differsFromSaved(llvm::StringRef Name,
+                                        const KernelRunner &Src,
+                                        double TimeoutSeconds);
   /// The first guard region whose canary changed, as a message ("wrote
   /// 4 bytes past the end of 'out' (guard byte 0 after element 1023)"), or
   /// empty when every guard is intact.
@@ -110,6 +116,12 @@ private:
   llvm::Error writeGuards(const Buffer &B) const;
   const Buffer *find(llvm::StringRef Name) const;
   llvm::Expected<HostBuffer> fetch(const Buffer &B) const;
+  /// Whether buffer \p Name differs from \p Src's \p Copy of it.
+  llvm::Expected<bool> differsFromCopy(llvm::StringRef Name,
+                                       const KernelRunner &Src,
+                                       DeviceAlloc Buffer::*Copy,
+                                       llvm::StringRef Kind,
+                                       double TimeoutSeconds);
   llvm::Expected<std::map<std::string, HostBuffer>>
   downloadIf(bool (*Selected)(Role)) const;
   /// Saves the buffers \p Selected picks into their \p Copy allocation
