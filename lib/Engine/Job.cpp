@@ -137,6 +137,7 @@ std::string writeJobJson(const VerifyJob &J) {
   W.field("profile", O.Profile);
   W.field("runs", O.Runs);
   W.field("warmup", O.Warmup);
+  W.field("warmup_ms", O.WarmupMs);
   W.field("flush_l2", O.FlushL2);
   W.field("sanitize", O.Sanitize);
   W.field("ncu", O.Ncu);
@@ -428,6 +429,8 @@ Expected<VerifyJob> parseJobJson(StringRef Text, StringRef Path) {
     if (Error E = R.integer(O, "options", "runs", JO.Runs, 1))
       return E;
     if (Error E = R.integer(O, "options", "warmup", JO.Warmup, 0))
+      return E;
+    if (Error E = R.integer(O, "options", "warmup_ms", JO.WarmupMs, 0))
       return E;
     if (Error E = R.integer(O, "options", "device", JO.Device, 0))
       return E;

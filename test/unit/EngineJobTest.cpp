@@ -142,6 +142,7 @@ VerifyJob sampleJob() {
   J.Seeds = {0, 42, 18446744073709551615ull};
   J.Options.Profile = true;
   J.Options.Runs = 77;
+  J.Options.WarmupMs = 120;
   J.Options.KernelTimeout = 2.5;
   J.Options.Sanitize = true;
   J.Options.CacheDir = "/tmp/c";
@@ -166,6 +167,7 @@ TEST(EngineJobTest, JobJsonRoundTrip) {
   EXPECT_TRUE(Back->Options.Profile);
   EXPECT_TRUE(Back->Options.Sanitize);
   EXPECT_EQ(Back->Options.Runs, 77u);
+  EXPECT_EQ(Back->Options.WarmupMs, 120u);
   EXPECT_EQ(Back->Options.KernelTimeout, 2.5);
   EXPECT_EQ(Back->Options.CacheDir, "/tmp/c");
   EXPECT_EQ(Back->Spec.Kernel, "rms");

@@ -43,6 +43,10 @@ struct JobOptions {
   bool Profile = false;
   unsigned Runs = 50;  ///< Timed runs per kernel and shape set.
   unsigned Warmup = 5; ///< Untimed runs before them.
+  /// The untimed runs go on until they have taken at least this long: a GPU
+  /// that sat idle while the host worked runs at idle clocks, and a few
+  /// launches of a microsecond kernel do not raise them.
+  unsigned WarmupMs = 50;
   /// Flush L2 before every timed run (a memset of twice the L2 size).
   bool FlushL2 = true;
   /// Also run the candidate under compute-sanitizer memcheck and racecheck.
