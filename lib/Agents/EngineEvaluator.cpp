@@ -184,6 +184,27 @@ static void combine(Evaluation &Into, Evaluation &&E, const std::string &Prefix,
 }
 
 Evaluation EngineEvaluator::test(const Candidate &C) {
+  Evaluation E = runJobs(C, /*Verify=*/true);
+  std::string Hash = C.contentHash();
+  LastTimings[Hash] = E.Timings;
+  LastRegisters[Hash] = E.Registers;
+  // The Profiler owns the timings; the Tester reports the verdict.
+  E.Timings.clear();
+  return E;
+}
+
+void EngineEvaluator::retime(const Candidate &C, Evaluation &E) {
+  Evaluation R = runJobs(C, /*Verify=*/false);
+  if (!R.verified() || R.Timings.empty()) {
+    E.S = Evaluation::Status::RunError;
+    E.Detail = "timing again: " +
+               (R.Detail.empty() ? std::string("no timing") : R.Detail);
+    return;
+  }
+  E.Timings = std::move(R.Timings);
+}
+
+Evaluation EngineEvaluator::runJobs(const Candidate &C, bool Verify) {
   Evaluation E;
   auto Base = images(Candidate());
   if (!Base) {
@@ -219,11 +240,11 @@ Evaluation EngineEvaluator::test(const Candidate &C) {
       J.CandidateLaunch = std::move(*L);
     }
     J.Seeds = Seeds;
-    J.Options.Verify = true;
-    J.Options.Adversarial = Opts.Adversarial;
+    J.Options.Verify = Verify;
+    J.Options.Adversarial = Verify && Opts.Adversarial;
     J.Options.Profile = true;
     J.Options.Runs = Opts.Runs;
-    J.Options.Sanitize = Opts.Sanitize;
+    J.Options.Sanitize = Verify && Opts.Sanitize;
     JobResult R = runJobIsolated(J, Opts.JobTimeoutSeconds, Opts.Log);
     if (R.CopyBandwidthGBps > 0)
       CopyGBps = R.CopyBandwidthGBps;
@@ -237,11 +258,6 @@ Evaluation EngineEvaluator::test(const Candidate &C) {
     if (Failed)
       break; // No need to spend GPU time on the other instantiations.
   }
-  std::string Hash = C.contentHash();
-  LastTimings[Hash] = E.Timings;
-  LastRegisters[Hash] = E.Registers;
-  // The Profiler owns the timings; the Tester reports the verdict.
-  E.Timings.clear();
   return E;
 }
 

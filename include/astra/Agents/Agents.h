@@ -92,6 +92,11 @@ public:
   virtual ~Profiler();
   /// Fills E.Timings (and resources); on a run error sets E.S = RunError.
   virtual void profile(const Candidate &C, Evaluation &E) = 0;
+  /// Times the candidate against the original once more, in a fresh run
+  /// without verification, replacing E.Timings; on a run error sets
+  /// E.S = RunError. For a timing the orchestrator distrusts (the
+  /// original's own time far from its earlier measurement).
+  virtual void retime(const Candidate &C, Evaluation &E) = 0;
   /// The baseline timed against itself: its absolute times and roofline.
   virtual Evaluation profileBaseline() = 0;
 };

@@ -51,6 +51,7 @@ public:
 
   Evaluation test(const Candidate &C) override;
   void profile(const Candidate &C, Evaluation &E) override;
+  void retime(const Candidate &C, Evaluation &E) override;
   Evaluation profileBaseline() override;
 
   /// The measured copy bandwidth of the device (0 until a job reported it).
@@ -64,6 +65,9 @@ public:
   entriesFor(const FileOverlay &Files) const;
 
 private:
+  /// One job per spec entry for \p C against the original, combined:
+  /// verified and timed (test), or only timed (retime).
+  Evaluation runJobs(const Candidate &C, bool Verify);
   /// PTX of \p C with one entry per spec entry.
   llvm::Expected<std::vector<KernelImage>> images(const Candidate &C);
   std::vector<uint64_t> nextSeeds();
