@@ -209,6 +209,17 @@ static int runOptimize(const Session &S) {
       }
       if (Final.empty())
         continue;
+      // A change outside the file (warp-reduce's rewrite of a helper in a
+      // shared header) reaches every file that includes it, and only this
+      // file's kernels were verified with it.
+      std::string MainPath = absolutePath(FO.File);
+      if (OutputFile.empty())
+        for (auto &[Path, Text] : Final)
+          if (Path != MainPath)
+            warning("the result also changes " + displayPath(Path) +
+                    " (code that " + displayPath(FO.File) +
+                    "'s kernels use): every file that includes it gets the "
+                    "change, and none of their kernels was tested with it");
       if (InPlace) {
         for (auto &[Path, Text] : Final) {
           if (Error E = writeFileAtomically(Path, Text)) {

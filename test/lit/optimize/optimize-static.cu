@@ -14,6 +14,13 @@
 // RUN: FileCheck %s --check-prefix=NEW < %t/scale.cu
 // NEW: __global__ void {{.*}}scale(float *__restrict__ out, const float *__restrict__ in, float a, int n)
 // NEW: reinterpret_cast<const uint4 *>
+// A rewrite of a helper in a shared header (warp-reduce's block_reduce) is
+// written there, with a warning that every file including it changes.
+// RUN: mkdir -p %t/suite/kb %t/suite/common && cp %astra_src_root/kernels/kernelbench/softmax.cu* %t/suite/kb/ && cp %astra_src_root/kernels/common/*.cuh %t/suite/common/
+// RUN: %clang-astra optimize --static --static-write --passes=warp-reduce -i %t/suite/kb/softmax.cu 2>&1 | FileCheck %s --check-prefix=SHARED
+// SHARED: warning: the result also changes {{.*}}suite/common/reduce.cuh (code that {{.*}}suite/kb/softmax.cu's kernels use): every file that includes it gets the change, and none of their kernels was tested with it
+// SHARED: note: rewrote {{.*}}suite/common/reduce.cuh
+// RUN: grep -q '__shfl_xor_sync' %t/suite/common/reduce.cuh
 // RUN: not env ASTRA_LIBCUDA=%t/no-such-libcuda.so %clang-astra optimize %t/orig.cu 2>&1 | FileCheck %s --check-prefix=NOGPU
 // NOGPU: error: no NVIDIA driver ({{.*}}no-such-libcuda.so could not be loaded{{.*}}); optimize needs a GPU to verify and time candidates (--static runs the passes and the NVPTX compile without one; see also --without-gpu)
 // RUN: cp %s %t/nospec.cu
