@@ -8,9 +8,10 @@
 #                     the same command's output on the build machine)
 #           tests     the gpu lit tests of the bundle (test/gpu)
 #           optimize  offline optimize of two SGLang kernels with a report
-#           bench     `clang-astra bench` over kernels/ ($BENCH_ARGS, $BENCH_FILES);
+#           bench     `clang-astra bench` over kernels/ ($BENCH_ARGS, $BENCH_FILES),
+#                     its report folder packed as $OUT/bench.tar;
 #                     with $BENCH_RESUME_FROM (an absolute path) naming the report folder of an
-#                     earlier call (fetched back and carried to this one), the
+#                     earlier call (fetched back, unpacked and carried to this one), the
 #                     run continues that scoreboard (`bench --resume`): a suite
 #                     too long for one call is measured as one scoreboard
 set -u
@@ -19,7 +20,7 @@ OUT="${OUT:-$top/gpu-out}"
 mkdir -p "$OUT"
 tarball=$(ls "$top"/dist/clang-astra-*-linux-x86_64.tar.xz | head -1)
 root=/tmp/astra-bundle
-if [ ! -x "$root"/*/bin/clang-astra ]; then
+if ! compgen -G "$root/*/bin/clang-astra" > /dev/null; then
   mkdir -p "$root" && tar -xJf "$tarball" -C "$root" || exit 1
 fi
 A=$(ls -d "$root"/clang-astra-*)
@@ -58,7 +59,10 @@ for stage in "$@"; do
     timeout "${BENCH_TIMEOUT:-540}" clang-astra bench ${BENCH_FILES:-kernels} $resume \
       --report "$OUT/bench" --torch bench/results/h100-torch.json ${BENCH_ARGS:-} \
       > "$OUT/bench.md" 2> "$OUT/bench.log"
-    echo "bench: exit $?"; tail -40 "$OUT/bench.log" ;;
+    echo "bench: exit $?"; tail -40 "$OUT/bench.log"
+    # The device tool returns at most 8 files per call: the report folder
+    # (scoreboard.json is what --resume reads) travels as one file.
+    tar -cf "$OUT/bench.tar" -C "$OUT" bench && rm -rf "$OUT/bench" ;;
   *) echo "unknown stage $stage" >&2; exit 2 ;;
   esac
   echo "$stage: $(( $(date +%s) - start )) s"
