@@ -25,7 +25,7 @@ if ! compgen -G "$root/*/bin/clang-astra" > /dev/null; then
 fi
 A=$(ls -d "$root"/clang-astra-*)
 export PATH="$A/bin:$PATH" ASTRA_CACHE_DIR=/tmp/astra-cache PYTHONUNBUFFERED=1
-cd "$A"
+cd "$A" || exit 1
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem \
   --format=csv > "$OUT/device.txt" 2>&1
 
