@@ -39,6 +39,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SmemTranspose.h"
+#include "Hoist.h"
 #include "PassSupport.h"
 #include "astra/Spec/Spec.h"
 
@@ -46,7 +47,6 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/AST/Stmt.h"
-#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -417,17 +417,6 @@ Refusal BodyMatcher::match() {
   return {};
 }
 
-/// Char offsets [Begin, End) of \p R in its file, or nullopt in a macro.
-std::optional<std::pair<unsigned, unsigned>>
-charRange(const SourceManager &SM, const LangOptions &LO, SourceRange R) {
-  if (R.getBegin().isMacroID() || R.getEnd().isMacroID())
-    return std::nullopt;
-  SourceLocation End = Lexer::getLocForEndOfToken(R.getEnd(), 0, SM, LO);
-  if (End.isInvalid())
-    return std::nullopt;
-  return std::make_pair(SM.getFileOffset(R.getBegin()), SM.getFileOffset(End));
-}
-
 /// The CUDA index variables \p Name ("threadIdx.x") read under \p S.
 void collectBuiltins(const Stmt *S, StringRef Name,
                      std::vector<SourceRange> &Out) {
@@ -512,18 +501,14 @@ void SmemTransposePass::run(PassContext &PC) {
     return;
   }
 
-  // The text of the body's statements and what each phase changes in it.
+  // The text of the body's statements and what each phase changes in it,
+  // as edits (PassSupport's, which refuse macro text) of that text.
   const CompoundStmt *Body = M.Body;
   SourceLocation BeginLoc = Body->body_front()->getBeginLoc();
-  const Stmt *Last = Body->body_back();
-  SourceLocation EndTok = Last->getEndLoc();
-  SourceLocation AfterSemi = Lexer::findLocationAfterToken(
-      EndTok, tok::semi, SM, LO, /*SkipTrailingWhitespaceAndNewLine=*/false);
-  SourceLocation End = AfterSemi.isValid()
-                           ? AfterSemi
-                           : Lexer::getLocForEndOfToken(EndTok, 0, SM, LO);
-  if (!PC.isEditable(Body->getSourceRange()) || End.isInvalid() ||
-      End.isMacroID() || SM.getFileID(BeginLoc) != SM.getFileID(End)) {
+  SourceLocation End = afterStatement(PC, Body->body_back());
+  if (!PC.isEditable(Body->getSourceRange()) || BeginLoc.isMacroID() ||
+      End.isInvalid() || End.isMacroID() ||
+      SM.getFileID(BeginLoc) != SM.getFileID(End)) {
     PC.refused(StoreLoc, "the kernel body uses macros; the pass copies its "
                          "text and does not expand them");
     return;
@@ -532,6 +517,7 @@ void SmemTransposePass::run(PassContext &PC) {
   StringRef Text =
       SM.getBufferData(SM.getFileID(BeginLoc)).slice(Begin, EndOff);
 
+  /// An edit of the copied text: its offset in it.
   struct Edit {
     unsigned Off, Len;
     std::string Text;
@@ -549,10 +535,13 @@ void SmemTransposePass::run(PassContext &PC) {
     return Out + Text.substr(Pos).str();
   };
   auto local = [&](SourceRange R) -> std::optional<Edit> {
-    auto C = charRange(SM, LO, R);
-    if (!C || C->first < Begin || C->second > EndOff)
+    std::optional<TextEdit> T = makeTokenEdit(PC, R, "");
+    if (!T || SM.getFileID(T->Begin) != SM.getFileID(BeginLoc))
       return std::nullopt;
-    return Edit{C->first - Begin, C->second - C->first, ""};
+    unsigned Off = SM.getFileOffset(T->Begin);
+    if (Off < Begin || Off + T->Length > EndOff)
+      return std::nullopt;
+    return Edit{Off - Begin, T->Length, ""};
   };
 
   auto LhsE = local(M.Lhs->getSourceRange());

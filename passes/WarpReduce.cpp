@@ -1049,19 +1049,24 @@ void WarpReducePass::run(PassContext &PC) {
   HelperFinder HF(PC.sourceManager());
   MultiDimFinder Mine;
   Scan(K.Decl, HF, Mine);
-  for (const FunctionDecl *H : HF.Helpers) {
-    MultiDimFinder Caller = Mine;
+  // The other kernels that read threadIdx.y or .z, and their helpers.
+  std::vector<std::pair<std::vector<const FunctionDecl *>, MultiDimFinder>>
+      MultiDim;
+  if (!HF.Helpers.empty())
     for (const KernelInfo &Other : PC.allKernels()) {
-      if (Caller.Found.isValid())
-        break;
       if (Other.Decl == K.Decl)
         continue;
       HelperFinder OtherHF(PC.sourceManager());
       MultiDimFinder OtherMD;
       Scan(Other.Decl, OtherHF, OtherMD);
-      if (OtherMD.Found.isValid() && is_contained(OtherHF.Helpers, H))
-        Caller = OtherMD;
+      if (OtherMD.Found.isValid())
+        MultiDim.push_back({OtherHF.Helpers, OtherMD});
     }
+  for (const FunctionDecl *H : HF.Helpers) {
+    MultiDimFinder Caller = Mine;
+    for (auto &[Helpers, MD] : MultiDim)
+      if (!Caller.Found.isValid() && is_contained(Helpers, H))
+        Caller = MD;
     SiteVotes HV(kernelBodies(H));
     voteOnBodies(PC, HV, N, &Caller, H->getName());
     HV.resolve(PC, ES);

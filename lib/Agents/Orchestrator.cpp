@@ -79,8 +79,9 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
 
   // A timing whose original ran far from its own earlier time is done once
   // more (measured on the H100: a 5.6 us kernel timed at 33.8 us beside a
-  // candidate after a long verification, which sank a 3.5x candidate on a
-  // shape set where it had been 1.3x faster). Returns what was unsteady.
+  // candidate after a long verification, which sank a candidate 3.4-3.6x
+  // faster on the large shape sets). Returns what the attempt's
+  // outcome says about it (empty for a steady timing).
   auto RetimeIfUnsteady = [&](const Candidate &C, Evaluation &E,
                               auto &&Note) -> std::string {
     std::string Odd = unsteadyBaseline(Out.Baseline, E);
@@ -88,7 +89,7 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
       return "";
     Note("timing again: " + Odd);
     TheProfiler.retime(C, E);
-    return Odd;
+    return " (timed twice: " + Odd + ")";
   };
 
   // Stable storage: the beam and the planning state point into these.
@@ -238,8 +239,7 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
                     " on every shape set (" + slowShapes(E, Opts.MinSpeedup) +
                     ")";
       }
-      if (!Retimed.empty())
-        A.Outcome += " (timed twice: " + Retimed + ")";
+      A.Outcome += Retimed;
       Report(A.Outcome + "; profiled" + ProfileTime);
       Candidates.push_back(*C);
       Evaluations.push_back(E);
@@ -315,8 +315,8 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
     A.C = C;
     A.E = E;
     if (acceptable(E)) {
-      A.Outcome = "confirmed: " + fmtSpeedup(E.geomeanSpeedup()) + " geomean" +
-                  (Retimed.empty() ? "" : " (timed twice: " + Retimed + ")");
+      A.Outcome =
+          "confirmed: " + fmtSpeedup(E.geomeanSpeedup()) + " geomean" + Retimed;
       Out.Attempts.push_back(A);
       Out.Winner = C;
       Out.WinnerEval = E;
