@@ -50,6 +50,11 @@ static cl::opt<unsigned> Warmup("warmup",
                                 cl::desc("Untimed runs first (default 5)"),
                                 cl::init(5), cl::sub(ProfileCmd),
                                 cl::cat(AstraCategory));
+static cl::opt<unsigned>
+    WarmupMs("warmup-ms",
+             cl::desc("Untimed runs last at least this many milliseconds "
+                      "(default 50; idle GPU clocks take time to come up)"),
+             cl::init(50), cl::sub(ProfileCmd), cl::cat(AstraCategory));
 static cl::opt<bool>
     NoFlush("no-flush",
             cl::desc("Do not flush the L2 cache before each timed run"),
@@ -138,6 +143,7 @@ static int runProfile(const Session &S) {
   O.Profile = true;
   O.Runs = Runs;
   O.Warmup = Warmup;
+  O.WarmupMs = WarmupMs;
   O.FlushL2 = !NoFlush;
   O.Ncu = Ncu;
   O.KernelTimeout = KernelTimeout;
