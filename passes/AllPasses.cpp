@@ -18,6 +18,7 @@
 #include "Hoist.h"
 #include "BlockSize.h"
 #include "SmemTranspose.h"
+#include "GridCoarsen.h"
 
 namespace astra {
 
@@ -41,6 +42,7 @@ const std::vector<PassInfo> &allPasses() {
       info<WarpReducePass>(),
       info<HoistPass>(),
       info<BlockSizePass>(),
+      info<GridCoarsenPass>(),
   };
   return Passes;
 }

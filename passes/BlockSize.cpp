@@ -153,22 +153,8 @@ void BlockSizePass::run(PassContext &PC) {
   }
 
   KernelLaunches KL = findLaunches(Ctx, FD);
-  if (KL.AddressTaken) {
-    PC.refused(KL.AddressTaken->getBeginLoc(),
-               "the kernel's address is taken here, so some launches are not "
-               "visible");
+  if (refuseUnlessAllLaunchesVisible(PC, KL, Loc))
     return;
-  }
-  if (KL.Unresolved) {
-    PC.refused(KL.Unresolved->getBeginLoc(),
-               "this launch is in a template never instantiated here");
-    return;
-  }
-  if (KL.Launches.empty()) {
-    PC.refused(Loc, "no launch site in this file: the launch is not this "
-                    "file's to change");
-    return;
-  }
 
   // Instantiations of one launching template share their literals: each
   // literal is edited once.

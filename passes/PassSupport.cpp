@@ -555,4 +555,21 @@ std::string posText(const PassContext &PC, SourceLocation Loc) {
   return makePos(PC.sourceManager(), Loc).str();
 }
 
+bool refuseUnlessAllLaunchesVisible(PassContext &PC, const KernelLaunches &KL,
+                                    SourceLocation Loc) {
+  if (KL.AddressTaken)
+    PC.refused(KL.AddressTaken->getBeginLoc(),
+               "the kernel's address is taken here, so some launches are not "
+               "visible");
+  else if (KL.Unresolved)
+    PC.refused(KL.Unresolved->getBeginLoc(),
+               "this launch is in a template never instantiated here");
+  else if (KL.Launches.empty())
+    PC.refused(Loc, "no launch site in this file: the launch is not this "
+                    "file's to change");
+  else
+    return false;
+  return true;
+}
+
 } // namespace astra

@@ -163,6 +163,13 @@ struct KernelLaunches {
 KernelLaunches findLaunches(clang::ASTContext &Ctx,
                             const clang::FunctionDecl *Kernel);
 
+/// Records a refusal, and returns true, when the launches of \p KL are not
+/// all this file's to change: the kernel's address is taken, a launch is
+/// in a template never instantiated, or there is no launch (\p Loc: the
+/// kernel). Passes that edit launch sites need every launch.
+bool refuseUnlessAllLaunchesVisible(PassContext &PC, const KernelLaunches &KL,
+                                    clang::SourceLocation Loc);
+
 /// Whether launch arguments \p I and \p J may point into one buffer: they may
 /// unless both are computed from known variables and share none.
 bool launchArgsMayAlias(const clang::CUDAKernelCallExpr *E, unsigned I,

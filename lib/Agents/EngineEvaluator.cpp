@@ -224,17 +224,14 @@ Evaluation EngineEvaluator::runJobs(const Candidate &C, bool Verify) {
     J.Baseline = (*Base)[I];
     J.Candidate = (*Imgs)[I];
     J.Spec = Specs[I];
-    if (C.BlockThreads) {
-      // The code launches another block size: the candidate runs with the
-      // spec's launch retuned the same way.
-      auto From = tunableBlockLiteral(Specs[I]);
-      auto L = From ? retuneLaunch(Specs[I].Launch, *From, *C.BlockThreads)
-                    : Expected<LaunchSpec>(From.takeError());
+    if (!C.launchChange().empty()) {
+      // The code launches another block size or grid: the candidate runs
+      // with the spec's launch changed the same way.
+      auto L = changedLaunch(Specs[I], C.launchChange());
       if (!L) {
         E.S = Evaluation::Status::ContractBroken;
-        E.Detail = "the candidate's block size " +
-                   std::to_string(*C.BlockThreads) +
-                   " cannot be applied to the spec: " + toString(L.takeError());
+        E.Detail = "the candidate's launch cannot be applied to the spec: " +
+                   toString(L.takeError());
         return E;
       }
       J.CandidateLaunch = std::move(*L);

@@ -206,7 +206,9 @@ Expected<Candidate> LLMCoder::realize(const Plan &P, const Candidate &Parent,
   C.Lineage = Parent.isBaseline() ? std::vector<std::string>() : Parent.Lineage;
   C.Lineage.push_back("llm");
   C.Params = Parent.Params;
-  C.BlockThreads = Parent.BlockThreads; // The launch sites are not rewritten.
+  // The launch sites are not rewritten.
+  C.BlockThreads = Parent.BlockThreads;
+  C.GridDivisor = Parent.GridDivisor;
   C.Rationale = P.Idea;
   return C;
 }

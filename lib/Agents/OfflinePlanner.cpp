@@ -36,6 +36,10 @@ const std::vector<PassTraits> &traits() {
       {"grid-stride", 1, 7,
        "a grid-stride loop lets vectorize apply and amortizes index math",
        {}},
+      {"grid-coarsen", 1, 7,
+       "a grid-stride kernel launched with fewer blocks: no block without "
+       "work after vectorize, each thread takes several elements",
+       {{{"grid-coarsen.factor", "8"}}, {{"grid-coarsen.factor", "16"}}}},
       {"warp-reduce", 2, 2,
        "warp shuffles replace shared-memory tree steps and their barriers",
        {}},
@@ -77,12 +81,13 @@ int pipelineOrder(StringRef Name) {
   // hoist prove that buffers do not overlap. block-size before launch-bounds,
   // whose bound must cover the block size finally launched.
   // smem-transpose before grid-stride: it needs the body a thread per
-  // element, which grid-stride turns into a loop.
+  // element, which grid-stride turns into a loop. grid-coarsen after
+  // vectorize, whose vector width is its default factor.
   static const char *Order[] = {"restrict-const", "smem-transpose",
                                 "grid-stride",    "warp-reduce",
                                 "hoist",          "vectorize",   "ldg",
                                 "fast-math",      "unroll",      "index32",
-                                "block-size",     "launch-bounds"};
+                                "grid-coarsen",   "block-size",  "launch-bounds"};
   for (unsigned I = 0; I < std::size(Order); ++I)
     if (Name == Order[I])
       return I;

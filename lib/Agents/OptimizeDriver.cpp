@@ -483,6 +483,7 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
         continue;
       // Each kernel runs with its own winner's launch.
       All.BlockThreads = FO.Kernels[Idx].Outcome.Winner->BlockThreads;
+      All.GridDivisor = FO.Kernels[Idx].Outcome.Winner->GridDivisor;
       EngineEvaluator Check(TC, *Cmd, TargetSpecs[Idx], Req.Engine);
       Evaluation E = Check.test(All);
       if (!E.verified()) {
@@ -508,13 +509,13 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
         FO.Kernels[W.first].Outcome.Winner.reset();
     Winners = std::move(Kept);
   }
-  // A winner that launches another block size changes the spec's launch
-  // too, so the spec keeps describing the code (and a rerun starts from what
-  // is written).
+  // A winner that launches another block size or grid changes the spec's
+  // launch too, so the spec keeps describing the code (and a rerun starts
+  // from what is written).
   std::map<std::string, std::string> SpecTexts;
   for (auto &[Idx, Files] : Winners) {
     const Candidate &W = *FO.Kernels[Idx].Outcome.Winner;
-    if (!W.BlockThreads)
+    if (W.launchChange().empty())
       continue;
     const std::vector<KernelSpec> &KS = TargetSpecs[Idx];
     const std::string &SpecPath = KS.front().SpecPath;
@@ -531,7 +532,7 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
     for (const KernelSpec &K : KS)
       Names.push_back(K.Kernel);
     auto New = retuneSpecText(SpecTexts[SpecPath], SpecPath, Names,
-                              *W.BlockThreads);
+                              W.launchChange());
     if (!New) {
       FO.Error = toString(New.takeError());
       break;
@@ -569,7 +570,7 @@ void OptimizeDriver::attachDiffs(
                               Text, displayPath(Path), displayPath(Path));
   for (auto &[Path, Text] : SpecTexts)
     for (KernelReport &R : FO.Kernels)
-      if (R.Outcome.Winner && R.Outcome.Winner->BlockThreads &&
+      if (R.Outcome.Winner && !R.Outcome.Winner->launchChange().empty() &&
           FO.Error.empty()) {
         R.Diff += unifiedDiff(FO.Original[Path], Text, displayPath(Path),
                               displayPath(Path));

@@ -72,6 +72,16 @@ Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,
       C.Params.erase("block-size.threads");
     }
   }
+  // grid-coarsen says which factor it chose; coarsening a coarsened launch
+  // again divides it again.
+  C.GridDivisor = Parent.GridDivisor;
+  if (R->GridDivisor)
+    C.GridDivisor = C.GridDivisor.value_or(1) * R->GridDivisor;
+  else if (is_contained(P.Passes, "grid-coarsen"))
+    C.Lineage.erase(std::find(C.Lineage.rbegin(), C.Lineage.rend(),
+                              "grid-coarsen")
+                        .base() -
+                    1);
   C.Rationale = P.Rationale;
   if (!R->Conflicts.empty())
     C.Rationale += " (conflicts: " + join(R->Conflicts, "; ") + ")";

@@ -157,6 +157,8 @@ Error ResultCache::store(StringRef Key, StringRef Gpu, const FileOutcome &O,
       W.objectEnd();
       if (C.BlockThreads)
         W.field("block_threads", (long long)*C.BlockThreads);
+      if (C.GridDivisor)
+        W.field("grid_divisor", (long long)*C.GridDivisor);
       writeFiles(W, "files", C.Files);
       W.key("evaluation");
       writeEvaluationJson(W, R.Outcome.WinnerEval);
@@ -295,6 +297,8 @@ static std::optional<CachedOutcome> readEntry(StringRef Path) {
       Cand.Params = R.files(W, "params");
       if (W.HasMember("block_threads") && W["block_threads"].IsInt64())
         Cand.BlockThreads = W["block_threads"].GetInt64();
+      if (W.HasMember("grid_divisor") && W["grid_divisor"].IsInt64())
+        Cand.GridDivisor = W["grid_divisor"].GetInt64();
       FileOverlay Files;
       for (auto &[P, T] : R.files(W, "files"))
         Files[P] = T;

@@ -68,7 +68,8 @@ static std::map<std::string, tooling::Replacements>
 runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
             const RewriteRequest &Req, bool &KernelFound,
             std::vector<Explanation> &Explains,
-            std::vector<std::string> &Conflicts) {
+            std::vector<std::string> &Conflicts,
+            int64_t *GridDivisor = nullptr) {
   std::map<std::string, tooling::Replacements> PassRepls;
   for (const KernelInfo &K : Kernels) {
     if (!Req.Kernel.empty() && K.QualifiedName != Req.Kernel &&
@@ -87,6 +88,8 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
                     PC.explanations().end());
     Conflicts.insert(Conflicts.end(), PC.conflicts().begin(),
                      PC.conflicts().end());
+    if (GridDivisor && PC.gridDivisor())
+      *GridDivisor = PC.gridDivisor();
     for (const auto &[Path, Set] : PC.replacements())
       for (const tooling::Replacement &R : Set) {
         // Two kernels calling one helper (warp-reduce's block_reduce in a
@@ -180,9 +183,10 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
           toString(PF.takeError()).c_str());
     }
     std::vector<KernelInfo> Kernels = collectKernels((*PF)->context());
+    int64_t Divisor = 0;
     std::map<std::string, tooling::Replacements> PassRepls =
         runPassOnce(P, **PF, Kernels, Req, KernelFound, Result.Explanations,
-                    Result.Conflicts);
+                    Result.Conflicts, &Divisor);
     if (!KernelFound)
       return createStringError(inconvertibleErrorCode(),
                                "%s: no kernel named '%s'", MainFile.c_str(),
@@ -207,6 +211,8 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
       return E;
     Current = FileOverlay(Files.begin(), Files.end());
     Result.Applied.push_back(P.name().str());
+    if (Divisor)
+      Result.GridDivisor = (Result.GridDivisor ? Result.GridDivisor : 1) * Divisor;
   }
 
   // A final parse of the result: a pass that emits broken code must never

@@ -119,6 +119,85 @@ std::map<int64_t, int64_t> gridLiterals(int64_t From, int64_t To) {
 
 int64_t defaultRetunedBlock(int64_t From) { return From == 256 ? 128 : 256; }
 
+Expected<LaunchSpec> divideGrid(const LaunchSpec &L, int64_t F) {
+  if (L.Grid[0].empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "the launch has no grid to divide");
+  LaunchSpec Out = L;
+  auto N = SpecExpr::parse("cdiv(" + L.Grid[0].text() + ", " +
+                           std::to_string(F) + ")");
+  if (!N)
+    return N.takeError();
+  Out.Grid[0] = std::move(*N);
+  return Out;
+}
+
+Expected<LaunchSpec> changedLaunch(const KernelSpec &K, const LaunchChange &C) {
+  LaunchSpec L = K.Launch;
+  if (C.BlockThreads) {
+    auto From = tunableBlockLiteral(K);
+    if (!From)
+      return From.takeError();
+    auto R = retuneLaunch(L, *From, *C.BlockThreads);
+    if (!R)
+      return R.takeError();
+    L = std::move(*R);
+  }
+  if (C.GridDivisor) {
+    if (!K.LaunchIsTunable)
+      return createStringError(
+          inconvertibleErrorCode(), "%s",
+          (K.where("launch") + "the spec does not mark the launch as the "
+                               "kernel's own (\"launch_tunable\": true)")
+              .c_str());
+    auto D = divideGrid(L, *C.GridDivisor);
+    if (!D)
+      return D.takeError();
+    L = std::move(*D);
+  }
+  return L;
+}
+
+/// \p Obj (a launch object's text) with the grid's x value wrapped in
+/// "cdiv(..., F)": a string's contents, or a bare number made a string.
+static std::optional<std::string> divideGridText(StringRef Obj, int64_t F) {
+  size_t K = Obj.find("\"grid\"");
+  if (K == StringRef::npos)
+    return std::nullopt;
+  size_t I = Obj.find(':', K);
+  if (I == StringRef::npos)
+    return std::nullopt;
+  auto Skip = [&](size_t P) {
+    while (P < Obj.size() && isSpace(Obj[P]))
+      ++P;
+    return P;
+  };
+  I = Skip(I + 1);
+  if (I < Obj.size() && Obj[I] == '[')
+    I = Skip(I + 1);
+  if (I >= Obj.size())
+    return std::nullopt;
+  std::string Suffix = ", " + std::to_string(F) + ")";
+  if (Obj[I] == '"') {
+    size_t J = I + 1;
+    while (J < Obj.size() && Obj[J] != '"')
+      J += Obj[J] == '\\' ? 2 : 1;
+    if (J >= Obj.size())
+      return std::nullopt;
+    return (Obj.take_front(I + 1) + "cdiv(" + Obj.slice(I + 1, J) + Suffix +
+            Obj.substr(J))
+        .str();
+  }
+  size_t J = I;
+  while (J < Obj.size() && (isAlnum(Obj[J]) || Obj[J] == '.'))
+    ++J;
+  if (J == I)
+    return std::nullopt;
+  return (Obj.take_front(I) + "\"cdiv(" + Obj.slice(I, J) + Suffix + "\"" +
+          Obj.substr(J))
+      .str();
+}
+
 /// Offset of the end of the JSON value (object, array, string or scalar)
 /// that starts at \p B, skipping strings and comments; npos when unbalanced.
 static size_t endOfObject(StringRef T, size_t B) {
@@ -164,7 +243,7 @@ static size_t offsetOf(StringRef T, unsigned Line, unsigned Col) {
 
 Expected<std::string> retuneSpecText(StringRef Text, StringRef Path,
                                      ArrayRef<std::string> Kernels,
-                                     int64_t To) {
+                                     const LaunchChange &C) {
   auto Old = parseSpec(Text, Path);
   if (!Old)
     return Old.takeError();
@@ -181,10 +260,7 @@ Expected<std::string> retuneSpecText(StringRef Text, StringRef Path,
     const KernelSpec *K = Old->find(Name);
     if (!K)
       return Fail("no entry for kernel '" + Name + "'");
-    auto From = tunableBlockLiteral(*K);
-    if (!From)
-      return From.takeError();
-    auto L = retuneLaunch(K->Launch, *From, To);
+    auto L = changedLaunch(*K, C);
     if (!L)
       return L.takeError();
     Expected[K->Kernel] = std::move(*L);
@@ -200,10 +276,17 @@ Expected<std::string> retuneSpecText(StringRef Text, StringRef Path,
     // keys stay. Which map applies depends on the key a value belongs to.
     std::string New, Key;
     StringRef Obj = Text.slice(B, E);
+    int64_t From = 0, To = 0;
+    if (C.BlockThreads) {
+      From = cantFail(tunableBlockLiteral(*K)); // changedLaunch succeeded.
+      To = *C.BlockThreads;
+    }
     auto Retune = [&](StringRef V) {
-      return Key == "grid" && mentionsLiteral(V, *From)
-                 ? replaceLiterals(V, gridLiterals(*From, To))
-                 : replaceLiteral(V, *From, To);
+      if (!C.BlockThreads)
+        return V.str();
+      return Key == "grid" && mentionsLiteral(V, From)
+                 ? replaceLiterals(V, gridLiterals(From, To))
+                 : replaceLiteral(V, From, To);
     };
     size_t Plain = 0; // Start of the text since the last string.
     for (size_t I = 0; I < Obj.size(); ++I) {
@@ -224,6 +307,12 @@ Expected<std::string> retuneSpecText(StringRef Text, StringRef Path,
       Plain = J + 1;
     }
     New += Retune(Obj.substr(std::min(Plain, Obj.size())));
+    if (C.GridDivisor) {
+      auto D = divideGridText(New, *C.GridDivisor);
+      if (!D)
+        return Fail("kernel '" + Name + "': the launch's grid is not found");
+      New = std::move(*D);
+    }
     Edits.emplace_back(B, E, std::move(New));
   }
   std::sort(Edits.begin(), Edits.end(),

@@ -92,7 +92,7 @@ TEST(LaunchTuningTest, RetunedLaunchEvaluates) {
 }
 
 TEST(LaunchTuningTest, SpecTextKeepsEverythingButTheLaunch) {
-  auto New = retuneSpecText(SpecText, "t.astra.json", {"a", "b"}, 512);
+  auto New = retuneSpecText(SpecText, "t.astra.json", {"a", "b"}, LaunchChange{512, std::nullopt});
   ASSERT_TRUE(bool(New)) << toString(New.takeError());
   StringRef N = *New;
   EXPECT_NE(N.find(R"js("launch": {"grid": "(n + 511) / 512", "block": 512, "shmem": "512 * 4"})js"),
@@ -111,13 +111,61 @@ TEST(LaunchTuningTest, SpecTextKeepsEverythingButTheLaunch) {
 }
 
 TEST(LaunchTuningTest, SpecTextRefusesWhatItCannotRetune) {
-  auto E = retuneSpecText(SpecText, "t.astra.json", {"c"}, 256);
+  auto E = retuneSpecText(SpecText, "t.astra.json", {"c"}, LaunchChange{256, std::nullopt});
   ASSERT_FALSE(bool(E));
   EXPECT_NE(toString(E.takeError()).find("launch_tunable"), std::string::npos);
-  auto Missing = retuneSpecText(SpecText, "t.astra.json", {"zz"}, 256);
+  auto Missing = retuneSpecText(SpecText, "t.astra.json", {"zz"}, LaunchChange{256, std::nullopt});
   ASSERT_FALSE(bool(Missing));
   EXPECT_NE(toString(Missing.takeError()).find("no entry for kernel 'zz'"),
             std::string::npos);
+}
+
+TEST(LaunchTuningTest, DividedGridRoundsUp) {
+  SpecFile S = load(SpecText);
+  // Block size first, then the grid: what grid-coarsen after block-size
+  // launches.
+  auto L = changedLaunch(*S.find("a"), LaunchChange{128, 4});
+  ASSERT_TRUE(bool(L)) << toString(L.takeError());
+  EXPECT_EQ(L->Grid[0].text(), "cdiv((n + 127) / 128, 4)");
+  auto R = L->resolve(S.find("a")->Shapes.front().Vars);
+  ASSERT_TRUE(bool(R)) << toString(R.takeError());
+  EXPECT_EQ(R->Grid[0], ((5000 + 127) / 128 + 3) / 4);
+  EXPECT_EQ(R->Block[0], 128);
+  // A 2-D grid: only x is divided.
+  auto B = changedLaunch(*S.find("b"), LaunchChange{std::nullopt, 8});
+  ASSERT_TRUE(bool(B)) << toString(B.takeError());
+  EXPECT_EQ(B->Grid[0].text(), "cdiv(T, 8)");
+  EXPECT_EQ(B->Grid[1].text(), "1");
+  EXPECT_EQ(B->Block[0].text(), "min(1024, d)");
+  // The grid of a launch that is not the kernel's own is not changed.
+  auto C = changedLaunch(*S.find("c"), LaunchChange{std::nullopt, 4});
+  ASSERT_FALSE(bool(C));
+  EXPECT_NE(toString(C.takeError()).find("launch_tunable"), std::string::npos);
+}
+
+TEST(LaunchTuningTest, SpecTextWithDividedGrid) {
+  auto New = retuneSpecText(SpecText, "t.astra.json", {"a", "b"},
+                            LaunchChange{512, 4});
+  ASSERT_TRUE(bool(New)) << toString(New.takeError());
+  StringRef N = *New;
+  EXPECT_NE(N.find(R"js("launch": {"grid": "cdiv((n + 511) / 512, 4)", "block": 512, "shmem": "512 * 4"})js"),
+            StringRef::npos)
+      << N.str();
+  EXPECT_NE(N.find(R"js("launch": {"grid": ["cdiv(T, 4)", 1], "block": "min(512, d)"})js"),
+            StringRef::npos)
+      << N.str();
+  EXPECT_NE(N.find(R"js("launch": {"grid": "cdiv(n, 128)", "block": "128"})js"),
+            StringRef::npos);
+  // A bare number becomes a string expression.
+  std::string Bare = R"js({"version": 1, "kernels": {"k": {
+    "shapes": {"s": {"n": 10}},
+    "args": {"p": {"dtype": "f32", "count": "n", "role": "output"}},
+    "launch": {"grid": [64, 2], "block": 256}, "launch_tunable": true}}})js";
+  auto B = retuneSpecText(Bare, "b.astra.json", {"k"},
+                          LaunchChange{std::nullopt, 2});
+  ASSERT_TRUE(bool(B)) << toString(B.takeError());
+  EXPECT_NE(B->find(R"js("grid": ["cdiv(64, 2)", 2])js"), std::string::npos)
+      << *B;
 }
 
 } // namespace

@@ -11,6 +11,7 @@
 #define ASTRA_AGENTS_CANDIDATE_H
 
 #include "astra/Frontend/CudaParser.h"
+#include "astra/Spec/LaunchTuning.h"
 
 #include "llvm/Support/Error.h"
 
@@ -57,7 +58,13 @@ struct Candidate {
   /// pass changed it: the spec's launch is retuned the same way for the
   /// candidate's runs (astra/Spec/LaunchTuning.h).
   std::optional<int64_t> BlockThreads;
+  /// The factor the code divides the launch's grid x by, when grid-coarsen
+  /// changed it; the spec's launch is divided the same way.
+  std::optional<int64_t> GridDivisor;
   std::string Rationale;
+
+  /// The candidate's launch relative to the spec's.
+  LaunchChange launchChange() const { return {BlockThreads, GridDivisor}; }
 
   /// A stable hash of the files' contents; equal hashes are the same code.
   std::string contentHash() const;

@@ -111,6 +111,12 @@ public:
   const std::vector<Explanation> &explanations() const { return Explains; }
   const std::vector<std::string> &conflicts() const { return Conflicts; }
 
+  /// Records that the rewritten launch sites divide the grid's x size by
+  /// \p F (grid-coarsen): the optimizer must launch the candidate the same
+  /// way, and only the pass knows the factor it chose.
+  void setGridDivisor(int64_t F) { GridDivisor = F; }
+  int64_t gridDivisor() const { return GridDivisor; }
+
 private:
   bool add(const clang::tooling::Replacement &R, clang::SourceLocation Loc);
 
@@ -122,6 +128,7 @@ private:
   std::map<std::string, clang::tooling::Replacements> Repls; ///< By file path.
   std::vector<Explanation> Explains;
   std::vector<std::string> Conflicts;
+  int64_t GridDivisor = 0;
 };
 
 class Pass {

@@ -41,6 +41,9 @@ struct RewriteResult {
   std::vector<std::string> Conflicts;
   /// Passes that changed something, in order.
   std::vector<std::string> Applied;
+  /// The factor by which the rewritten launch sites divide the grid's x
+  /// size (grid-coarsen; a product when it ran more than once); 0: none.
+  int64_t GridDivisor = 0;
   bool changed() const { return !Rewritten.empty(); }
 };
 

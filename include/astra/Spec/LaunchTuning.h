@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 
 namespace astra {
@@ -51,14 +52,33 @@ llvm::Expected<LaunchSpec> retuneLaunch(const LaunchSpec &L, int64_t From,
 /// already uses 256.
 int64_t defaultRetunedBlock(int64_t From);
 
+/// \p L with the grid's x size divided by \p F, rounding up:
+/// "cdiv(<x>, F)" (grid-coarsen launches a grid-stride kernel this way).
+llvm::Expected<LaunchSpec> divideGrid(const LaunchSpec &L, int64_t F);
+
+/// How a candidate's launch sites differ from the spec's launch: another
+/// block size (block-size), a grid x divided by a factor (grid-coarsen).
+/// The block size is changed first: a grid "cdiv(n, 256)" at 128 threads
+/// coarsened by 4 is "cdiv(cdiv(n, 128), 4)".
+struct LaunchChange {
+  std::optional<int64_t> BlockThreads;
+  std::optional<int64_t> GridDivisor;
+  bool empty() const { return !BlockThreads && !GridDivisor; }
+};
+
+/// The launch of \p K changed by \p C; fails, saying why, when the change
+/// does not apply (the spec does not allow tuning the block).
+llvm::Expected<LaunchSpec> changedLaunch(const KernelSpec &K,
+                                         const LaunchChange &C);
+
 /// The text of spec file \p Path (contents \p Text) with the launch of each
-/// entry in \p Kernels retuned to block size \p To. Only the launch objects'
-/// strings change (comments and formatting stay); the result is parsed
-/// again and must describe exactly the retuned launches, else this fails.
+/// entry in \p Kernels changed by \p C. Only the launch objects' values
+/// change (comments and formatting stay); the result is parsed again and
+/// must describe exactly the changed launches, else this fails.
 llvm::Expected<std::string> retuneSpecText(llvm::StringRef Text,
                                            llvm::StringRef Path,
                                            llvm::ArrayRef<std::string> Kernels,
-                                           int64_t To);
+                                           const LaunchChange &C);
 
 } // namespace astra
 
