@@ -429,6 +429,44 @@ TEST(OfflinePlanner, DroppingAnEnablerDropsWhatNeedsIt) {
   EXPECT_TRUE(is_contained(Labels, "restrict-const+vectorize"));
 }
 
+TEST(OfflinePlanner, CoarsensTheGridAfterVectorizeAndVariesTheFactor) {
+  KernelFacts F;
+  F.ApplicablePasses = {{"launch-bounds", {}}, {"grid-coarsen", {}},
+                        {"vectorize", {}},     {"grid-stride", {}},
+                        {"index32", {}}};
+  F.Prerequisites = {{"grid-coarsen", {"grid-stride"}},
+                     {"vectorize", {"grid-stride"}}};
+  Evaluation Base;
+  PlanningState St;
+  St.Facts = &F;
+  St.Round = 1;
+  St.Baseline = &Base;
+  OfflinePlanner P;
+  std::vector<Plan> Plans = P.propose(St, 3);
+  ASSERT_FALSE(Plans.empty());
+  // After vectorize (whose width is its default factor) and index32, before
+  // the launch annotations.
+  EXPECT_EQ(join(Plans[0].Passes, ","),
+            "grid-stride,vectorize,index32,grid-coarsen,launch-bounds");
+
+  // Once a pipeline with it wins, larger factors are tried on top.
+  Evaluation Good = twiceAsFast();
+  Candidate Best;
+  Best.Id = "r1c1";
+  Best.Origin = "passes";
+  Best.Lineage = {"grid-stride", "vectorize", "grid-coarsen"};
+  Best.GridDivisor = 4;
+  St.Round = 2;
+  St.Beam = {{&Best, &Good}};
+  std::vector<std::string> Labels;
+  for (const Plan &Pl : P.propose(St, 20))
+    Labels.push_back(Pl.label());
+  EXPECT_TRUE(is_contained(
+      Labels, "grid-stride+vectorize+grid-coarsen(grid-coarsen.factor=8)"));
+  EXPECT_TRUE(is_contained(
+      Labels, "grid-stride+vectorize+grid-coarsen(grid-coarsen.factor=16)"));
+}
+
 TEST(OfflinePlanner, SweepsTheBlockSizeOfTheBestOrTheOriginal) {
   KernelFacts F;
   F.ApplicablePasses = {{"block-size", {}}, {"fast-math", {}}};
