@@ -46,6 +46,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Hoist.h"
+#include "GridStride.h"
 #include "PassSupport.h"
 #include "astra/Analysis/PointerAccess.h"
 
@@ -991,6 +992,20 @@ private:
     return PC.isEditable(R) && !PC.text(R).empty();
   }
 
+  /// `i += blockDim.x * gridDim.x` or `j += blockDim.x`: the step of a
+  /// grid- or block-stride loop stays where it is. It costs nothing (the
+  /// compiler keeps the special registers' product in a register anyway),
+  /// and vectorize and grid-coarsen recognize such loops by it: hoisting it
+  /// kept gelu's combined pipeline from being vectorized (session 6).
+  static bool isStrideStep(const Expr *Inc) {
+    const auto *CA = dyn_cast<CompoundAssignOperator>(Inc->IgnoreParens());
+    if (!CA || CA->getOpcode() != BO_AddAssign)
+      return false;
+    cudaidiom::BuiltinRef B = cudaidiom::matchBuiltin(CA->getRHS());
+    return cudaidiom::isGridStrideStep(CA->getRHS()) ||
+           (B.Var == cudaidiom::Builtin::BlockDim && B.Dim == 'x');
+  }
+
   /// Visits an expression of the loop; \p Cond: it is evaluated only under
   /// a condition; \p MayNotRun: only if the loop runs at least once;
   /// \p Used: its value is used (not a discarded statement expression).
@@ -1155,7 +1170,7 @@ private:
       walk(F->getInit(), Cond, MayNotRun);
       collect(F->getCond(), Cond, MayNotRun);
       walk(F->getBody(), Cond || !Once, MayNotRun);
-      if (F->getInc())
+      if (F->getInc() && !isStrideStep(F->getInc()))
         collect(F->getInc(), true, MayNotRun, /*Used=*/false);
       return;
     }
@@ -1212,7 +1227,7 @@ private:
     if (const auto *F = dyn_cast<ForStmt>(L)) {
       collect(F->getCond(), false, false);
       walk(F->getBody(), false, !Once);
-      if (F->getInc())
+      if (F->getInc() && !isStrideStep(F->getInc()))
         collect(F->getInc(), true, !Once, /*Used=*/false);
     } else if (const auto *W = dyn_cast<WhileStmt>(L)) {
       collect(W->getCond(), false, false);
