@@ -7,8 +7,8 @@
 // gelu's vectorized grid-stride loop at 0.80-0.99x of the original under the
 // original grid). This pass divides the grid's x size by
 // `grid-coarsen.factor` at every launch site of the kernel (default: the
-// vector width vectorize chose, else 4), so each thread takes that many
-// elements. The optimizer divides the spec's launch the same way
+// vector width vectorize chose; without vectorize only when a factor is
+// given), so each thread takes that many elements. The optimizer divides the spec's launch the same way
 // (astra/Spec/LaunchTuning.h), so what is verified and timed is what the
 // launch sites do.
 //

@@ -268,6 +268,40 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
     }
     // Passes that refused alone may fire once the enabling passes (which
     // prove no-alias or make the loop) have run: probe those again on top.
+    auto ProbeOnTop = [&](const std::vector<std::string> &Enablers,
+                          const std::vector<std::string> &Retry) {
+      if (Enablers.empty() || Retry.empty())
+        return;
+      RewriteRequest Enable = Probe;
+      Enable.Passes = Enablers;
+      auto Enabled = runRewrite(Enable);
+      if (!Enabled) {
+        consumeError(Enabled.takeError());
+        return;
+      }
+      if (!Enabled->changed())
+        return;
+      RewriteRequest Again = Probe;
+      Again.Passes = Retry;
+      Again.Overlay = Enabled->Rewritten;
+      auto Later = probePasses(Again);
+      if (!Later) {
+        consumeError(Later.takeError());
+        return;
+      }
+      for (const PassProbe &P : *Later) {
+        if (!P.WouldChange)
+          continue;
+        std::vector<std::string> Fired;
+        for (const Explanation &E : P.Explanations)
+          if (E.Fired)
+            Fired.push_back(E.Pos.str() + ": " + E.Message + " (after " +
+                            join(Enablers, ", ") + ")");
+        Facts.ApplicablePasses[P.Pass] = Fired;
+        Facts.RefusedPasses.erase(P.Pass);
+        Facts.Prerequisites[P.Pass] = Enablers;
+      }
+    };
     std::vector<std::string> Enablers, Retry;
     for (const char *E : {"restrict-const", "grid-stride"})
       if (Facts.ApplicablePasses.count(E))
@@ -275,33 +309,18 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
     for (const std::string &P : AllPassNames)
       if (!Facts.ApplicablePasses.count(P))
         Retry.push_back(P);
-    if (!Enablers.empty() && !Retry.empty()) {
-      RewriteRequest Enable = Probe;
-      Enable.Passes = Enablers;
-      auto Enabled = runRewrite(Enable);
-      if (Enabled && Enabled->changed()) {
-        RewriteRequest Again = Probe;
-        Again.Passes = Retry;
-        Again.Overlay = Enabled->Rewritten;
-        if (auto Later = probePasses(Again)) {
-          for (const PassProbe &P : *Later) {
-            if (!P.WouldChange)
-              continue;
-            std::vector<std::string> Fired;
-            for (const Explanation &E : P.Explanations)
-              if (E.Fired)
-                Fired.push_back(E.Pos.str() + ": " + E.Message + " (after " +
-                                join(Enablers, ", ") + ")");
-            Facts.ApplicablePasses[P.Pass] = Fired;
-            Facts.RefusedPasses.erase(P.Pass);
-            Facts.Prerequisites[P.Pass] = Enablers;
-          }
-        } else {
-          consumeError(Later.takeError());
-        }
-      } else if (!Enabled) {
-        consumeError(Enabled.takeError());
-      }
+    ProbeOnTop(Enablers, Retry);
+    // grid-coarsen fires by default only on a loop vectorize wrote: probe
+    // it on top of vectorize and what vectorize needs.
+    if (!Facts.ApplicablePasses.count("grid-coarsen") &&
+        Facts.ApplicablePasses.count("vectorize") &&
+        is_contained(AllPassNames, "grid-coarsen")) {
+      std::vector<std::string> Stage;
+      auto It = Facts.Prerequisites.find("vectorize");
+      if (It != Facts.Prerequisites.end())
+        Stage = It->second;
+      Stage.push_back("vectorize");
+      ProbeOnTop(Stage, {"grid-coarsen"});
     }
     if (auto KT = findKernelText(*Cmd, {}, KI->QualifiedName))
       Facts.Source = KT->Definition;

@@ -190,10 +190,13 @@ static int runOptimize(const Session &S) {
       std::map<std::string, std::string> Final = FO.Final;
       if (Static && StaticWrite) {
         // The user asked for unverified code: the combined pipeline of the
-        // first static attempt that compiled.
+        // first static attempt that compiled. One that launches differently
+        // (block-size, grid-coarsen) is passed over: only a winner's spec
+        // is rewritten to match its launch sites.
         for (KernelReport &R : FO.Kernels)
           for (const Attempt &A : R.Outcome.Attempts)
-            if (A.Outcome.rfind("compiles", 0) == 0) {
+            if (A.Outcome.rfind("compiles", 0) == 0 &&
+                A.C.launchChange().empty()) {
               for (auto &[Path, Text] : A.C.Files) {
                 auto Orig = readFile(Path);
                 if (Orig)

@@ -21,6 +21,20 @@
 // SHARED: warning: the result also changes {{.*}}suite/common/reduce.cuh (code that {{.*}}suite/kb/softmax.cu's kernels use): every file that includes it gets the change, and none of their kernels was tested with it
 // SHARED: note: rewrote {{.*}}suite/common/reduce.cuh
 // RUN: grep -q '__shfl_xor_sync' %t/suite/common/reduce.cuh
+// A grid-stride kernel: the combined plan vectorizes the loop (hoist leaves
+// its step alone) and divides the grid by the vector width; grid-coarsen is
+// probed on top of vectorize and planned with it.
+// RUN: cp %astra_src_root/kernels/kernelbench/gelu.cu* %t/suite/kb/
+// RUN: %clang-astra optimize --static %t/suite/kb/gelu.cu 2>&1 | FileCheck %s --check-prefix=COARSEN
+// COARSEN: static: restrict-const+grid-stride+vectorize+ldg+index32+grid-coarsen+launch-bounds: compiles
+// COARSEN: static: restrict-const+grid-stride+vectorize+grid-coarsen: compiles
+// --static-write passes over plans that change the launch (the spec is
+// rewritten only with a verified winner): the spec and code still agree.
+// RUN: %clang-astra optimize --static --static-write --passes=restrict-const,grid-stride,vectorize,grid-coarsen -i %t/suite/kb/gelu.cu 2>&1 | FileCheck %s --check-prefix=COARSEN-WRITE
+// COARSEN-WRITE: warning: gelu: writing 'restrict-const+grid-stride+vectorize' unverified (--static-write)
+// RUN: FileCheck %s --check-prefix=COARSEN-CODE < %t/suite/kb/gelu.cu
+// COARSEN-CODE: constexpr int astra_vec = 4;
+// COARSEN-CODE: gelu<<<blocks, threads, 0, stream>>>(x, y, n);
 // RUN: not env ASTRA_LIBCUDA=%t/no-such-libcuda.so %clang-astra optimize %t/orig.cu 2>&1 | FileCheck %s --check-prefix=NOGPU
 // NOGPU: error: no NVIDIA driver ({{.*}}no-such-libcuda.so could not be loaded{{.*}}); optimize needs a GPU to verify and time candidates (--static runs the passes and the NVPTX compile without one; see also --without-gpu)
 // RUN: cp %s %t/nospec.cu

@@ -1,14 +1,19 @@
 // grid-coarsen: a kernel whose work is all in grid-stride loops is launched
 // with 1/factor of the blocks. Checked per kernel: the launch site, the
-// refusals with their reasons, the factor (default 4, vectorize's width after
-// vectorize, or the option) and the PTX of the result.
+// refusals with their reasons, the factor (vectorize's width after vectorize,
+// else only when given) and the PTX of the result.
 // RUN: rm -rf %t.dir && mkdir -p %t.dir
 // RUN: cp %s %t.dir/gc.cu && cp %S/Inputs/grid-coarsen.astra.json %t.dir/gc.cu.astra.json
-// RUN: %clang-astra rewrite --passes=grid-coarsen -i %t.dir/gc.cu -- -std=c++17
+// RUN: %clang-astra rewrite --passes=grid-coarsen --pass-opt=grid-coarsen.factor=4 -i %t.dir/gc.cu -- -std=c++17
 // RUN: FileCheck %s < %t.dir/gc.cu
 // RUN: %nvptx-compile %t.dir/gc.cu | FileCheck %s --check-prefix=PTX
 // RUN: cp %s %t.dir/gc.cu
-// RUN: %clang-astra rewrite --passes=grid-coarsen --explain %t.dir/gc.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
+// RUN: %clang-astra rewrite --passes=grid-coarsen --pass-opt=grid-coarsen.factor=4 --explain %t.dir/gc.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
+// Without vectorize and without a factor it waits: fewer blocks would only
+// cut parallelism.
+// RUN: %clang-astra rewrite --passes=grid-coarsen --kernel=axpy --explain %t.dir/gc.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=DEFAULT
+// DEFAULT: gc.cu:{{[0-9]+}}:17: grid-coarsen: not applied: no loop that vectorize wrote: fewer blocks would only cut parallelism (run vectorize first, or give --pass-opt=grid-coarsen.factor=F)
+// DEFAULT-NOT: fired
 // RUN: %clang-astra rewrite --passes=grid-coarsen --pass-opt=grid-coarsen.factor=8 %t.dir/gc.cu -- -std=c++17 | FileCheck %s --check-prefix=F8
 // RUN: %clang-astra rewrite --passes=grid-coarsen --pass-opt=grid-coarsen.factor=64 --explain %t.dir/gc.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=BADOPT
 // RUN: %clang-astra rewrite --passes=vectorize,grid-coarsen --kernel=hscale --explain %t.dir/gc.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=VEC

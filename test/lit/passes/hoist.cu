@@ -247,3 +247,20 @@ __global__ void with_macro(float *__restrict__ out, int n) {
     out[ROW_BASE + i] = 0.f;
 }
 // EXPLAIN: hoist.cu:[[@LINE-2]]:9: hoist: not applied: 'ROW_BASE' is loop-invariant but comes from a macro expansion; its text cannot be edited
+
+// The step of a grid-stride or block-stride loop stays in the loop header:
+// vectorize and grid-coarsen recognize those loops by it, and the special
+// registers' product costs nothing per iteration.
+__global__ void stride_steps(float *y, const float *x, int n, int d) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x)
+    y[i] = x[i] * 2.0f;
+  for (int j = threadIdx.x; j < d; j += blockDim.x)
+    y[j] += 1.0f;
+}
+// CHECK-LABEL: __global__ void stride_steps(
+// CHECK-NEXT:  {{^}}  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+// CHECK-NEXT:  {{^}}       i += blockDim.x * gridDim.x)
+// CHECK:       {{^}}  for (int j = threadIdx.x; j < d; j += blockDim.x)
+// EXPLAIN: hoist.cu:[[@LINE-10]]:3: hoist: not applied: no loop-invariant work worth hoisting
+// EXPLAIN: hoist.cu:[[@LINE-8]]:3: hoist: not applied: no loop-invariant work worth hoisting
