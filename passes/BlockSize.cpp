@@ -231,11 +231,13 @@ void BlockSizePass::run(PassContext &PC) {
     ++Sites;
     Where += (Where.empty() ? "" : ", ") + posText(PC, At);
   }
-  if (ES.commit(PC))
+  if (ES.commit(PC)) {
+    PC.setBlockThreads(To);
     PC.fired(Loc, "block size " + std::to_string(From) + " -> " +
                       std::to_string(To) + " at " + std::to_string(Sites) +
                       " launch site" + (Sites == 1 ? "" : "s") + " (" + Where +
                       ")");
+  }
 }
 
 } // namespace astra

@@ -69,7 +69,7 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
             const RewriteRequest &Req, bool &KernelFound,
             std::vector<Explanation> &Explains,
             std::vector<std::string> &Conflicts,
-            int64_t *GridDivisor = nullptr) {
+            RewriteResult *Launches = nullptr) {
   std::map<std::string, tooling::Replacements> PassRepls;
   for (const KernelInfo &K : Kernels) {
     if (!Req.Kernel.empty() && K.QualifiedName != Req.Kernel &&
@@ -88,8 +88,17 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
                     PC.explanations().end());
     Conflicts.insert(Conflicts.end(), PC.conflicts().begin(),
                      PC.conflicts().end());
-    if (GridDivisor && PC.gridDivisor())
-      *GridDivisor = PC.gridDivisor();
+    if (Launches && (PC.gridDivisor() || PC.blockThreads())) {
+      RewriteResult::LaunchEdit &L = Launches->LaunchEdits[K.QualifiedName];
+      if (PC.blockThreads())
+        L.BlockThreads = PC.blockThreads();
+      if (PC.gridDivisor()) {
+        L.GridDivisor = (L.GridDivisor ? L.GridDivisor : 1) * PC.gridDivisor();
+        Launches->GridDivisor =
+            (Launches->GridDivisor ? Launches->GridDivisor : 1) *
+            PC.gridDivisor();
+      }
+    }
     for (const auto &[Path, Set] : PC.replacements())
       for (const tooling::Replacement &R : Set) {
         // Two kernels calling one helper (warp-reduce's block_reduce in a
@@ -183,10 +192,11 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
           toString(PF.takeError()).c_str());
     }
     std::vector<KernelInfo> Kernels = collectKernels((*PF)->context());
-    int64_t Divisor = 0;
+    // Launch edits count only when the pass's replacements are applied.
+    RewriteResult Launches;
     std::map<std::string, tooling::Replacements> PassRepls =
         runPassOnce(P, **PF, Kernels, Req, KernelFound, Result.Explanations,
-                    Result.Conflicts, &Divisor);
+                    Result.Conflicts, &Launches);
     if (!KernelFound)
       return createStringError(inconvertibleErrorCode(),
                                "%s: no kernel named '%s'", MainFile.c_str(),
@@ -211,8 +221,16 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
       return E;
     Current = FileOverlay(Files.begin(), Files.end());
     Result.Applied.push_back(P.name().str());
-    if (Divisor)
-      Result.GridDivisor = (Result.GridDivisor ? Result.GridDivisor : 1) * Divisor;
+    if (Launches.GridDivisor)
+      Result.GridDivisor =
+          (Result.GridDivisor ? Result.GridDivisor : 1) * Launches.GridDivisor;
+    for (auto &[Kernel, L] : Launches.LaunchEdits) {
+      RewriteResult::LaunchEdit &To = Result.LaunchEdits[Kernel];
+      if (L.BlockThreads)
+        To.BlockThreads = L.BlockThreads;
+      if (L.GridDivisor)
+        To.GridDivisor = (To.GridDivisor ? To.GridDivisor : 1) * L.GridDivisor;
+    }
   }
 
   // A final parse of the result: a pass that emits broken code must never

@@ -6,9 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
+#include "OptimizeOptions.h"
 #include "Subcommands.h"
 #include "astra/Frontend/KernelModel.h"
 #include "astra/Rewrite/RewriteDriver.h"
+#include "astra/Spec/LaunchTuning.h"
 #include "astra/Spec/Spec.h"
 #include "astra/Support/Diff.h"
 #include "astra/Support/FileIO.h"
@@ -35,6 +37,39 @@ static cl::opt<std::string> KernelName("kernel",
                                        cl::desc("Only rewrite this kernel"),
                                        cl::sub(RewriteCmd),
                                        cl::cat(AstraCategory));
+/// The text of the spec at \p SpecPath before and after its launches follow
+/// \p Edits: each kernel's entries (the kernel's name, or an instantiation
+/// of it: "scale<float>") get the block size and grid divisor its launch
+/// sites got.
+static Expected<std::pair<std::string, std::string>>
+followLaunchEdits(StringRef SpecPath, const SpecFile &Specs,
+                  const std::map<std::string, RewriteResult::LaunchEdit> &Edits) {
+  auto Text = readFile(SpecPath);
+  if (!Text)
+    return Text.takeError();
+  std::string New = *Text;
+  for (const auto &[Kernel, E] : Edits) {
+    std::vector<std::string> Names;
+    for (const KernelSpec &K : Specs.Kernels)
+      if (K.Kernel == Kernel || StringRef(K.Kernel).starts_with(Kernel + "<"))
+        Names.push_back(K.Kernel);
+    if (Names.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "%s has no entry for kernel '%s'",
+                               SpecPath.str().c_str(), Kernel.c_str());
+    LaunchChange C;
+    if (E.BlockThreads)
+      C.BlockThreads = E.BlockThreads;
+    if (E.GridDivisor)
+      C.GridDivisor = E.GridDivisor;
+    auto Next = retuneSpecText(New, SpecPath, Names, C);
+    if (!Next)
+      return Next.takeError();
+    New = std::move(*Next);
+  }
+  return std::make_pair(std::move(*Text), std::move(New));
+}
+
 static cl::opt<bool> InPlace("i", cl::desc("Rewrite the files in place"),
                              cl::sub(RewriteCmd), cl::cat(AstraCategory));
 static cl::opt<bool> ShowDiff("diff", cl::desc("Print a unified diff"),
@@ -157,6 +192,31 @@ static int runRewriteCmd(const Session &S) {
       printExplanations(errs(), R->Explanations);
     for (const std::string &C : R->Conflicts)
       warning(C);
+
+    // Launch sites that block-size or grid-coarsen changed: the spec's
+    // launch is changed the same way, so that verify, profile and optimize
+    // keep launching what the code launches. Code whose spec cannot follow
+    // is not written.
+    if (!R->LaunchEdits.empty() && Specs) {
+      std::string SpecPath = SpecOpt.empty() ? specPathFor(File) : SpecOpt;
+      auto NewSpec = followLaunchEdits(SpecPath, *Specs, R->LaunchEdits);
+      if (!NewSpec) {
+        Status = reportError(displayPath(File) +
+                             ": nothing written: the spec cannot describe "
+                             "the new launch: " +
+                             toString(NewSpec.takeError()));
+        continue;
+      }
+      if (InPlace || ShowDiff) {
+        R->Original[absolutePath(SpecPath)] = NewSpec->first;
+        R->Rewritten[absolutePath(SpecPath)] = NewSpec->second;
+      } else {
+        warning(displayPath(File) + ": the launch changed (" +
+                join(R->Applied, ", ") + "); " + displayPath(SpecPath) +
+                " still describes the old launch (-i or --diff update it "
+                "too)");
+      }
+    }
 
     std::string Main = Cmd->back();
     if (Fixes.MainSourceFile.empty())

@@ -116,6 +116,10 @@ public:
   /// way, and only the pass knows the factor it chose.
   void setGridDivisor(int64_t F) { GridDivisor = F; }
   int64_t gridDivisor() const { return GridDivisor; }
+  /// Records that the rewritten launch sites use \p N threads per block
+  /// (block-size), for the same reason.
+  void setBlockThreads(int64_t N) { BlockThreads = N; }
+  int64_t blockThreads() const { return BlockThreads; }
 
 private:
   bool add(const clang::tooling::Replacement &R, clang::SourceLocation Loc);
@@ -129,6 +133,7 @@ private:
   std::vector<Explanation> Explains;
   std::vector<std::string> Conflicts;
   int64_t GridDivisor = 0;
+  int64_t BlockThreads = 0;
 };
 
 class Pass {

@@ -6,9 +6,10 @@
 // RUN: cp %s %t.dir/bs.cu && cp %S/Inputs/block-size.astra.json %t.dir/bs.cu.astra.json
 // RUN: %clang-astra rewrite --passes=block-size -i %t.dir/bs.cu -- -std=c++17
 // RUN: FileCheck %s < %t.dir/bs.cu
+// RUN: FileCheck %s --check-prefix=SPEC < %t.dir/bs.cu.astra.json
 // RUN: %nvptx-compile %t.dir/bs.cu | FileCheck %s --check-prefix=PTX
 // RUN: %clang-astra rewrite --passes=block-size --explain %t.dir/bs.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=AGAIN
-// RUN: cp %s %t.dir/bs.cu
+// RUN: cp %s %t.dir/bs.cu && cp %S/Inputs/block-size.astra.json %t.dir/bs.cu.astra.json
 // RUN: %clang-astra rewrite --passes=block-size --explain %t.dir/bs.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
 // RUN: %clang-astra rewrite --passes=block-size --pass-opt=block-size.threads=512 %t.dir/bs.cu -- -std=c++17 | FileCheck %s --check-prefix=T512
 // RUN: %clang-astra rewrite --passes=block-size --pass-opt=block-size.threads=512 --explain %t.dir/bs.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=T512-EXPLAIN
@@ -17,11 +18,16 @@
 // RUN: %clang-astra rewrite --passes=block-size --explain %t.dir/nospec.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=NOSPEC
 // PTX: .visible .entry
 // BADOPT: block-size: not applied: --pass-opt=block-size.threads=100 is not a multiple of 32 from 32 to 1024
-// NOSPEC: nospec.cu:[[@LINE+11]]:17: block-size: not applied: no workload spec: the block size to change is the spec's launch.block (--spec)
-// A second run finds the spec's block size nowhere: nothing changes.
-// AGAIN: bs.cu:{{[0-9]+}}:3: block-size: not applied: the launch's grid does not spell the block size 256 that the spec's launch uses
-// AGAIN: bs.cu:{{[0-9]+}}:3: block-size: not applied: the launch's block does not spell the block size 1024 that the spec's launch uses
-// AGAIN-NOT: fired
+// NOSPEC: nospec.cu:[[@LINE+16]]:17: block-size: not applied: no workload spec: the block size to change is the spec's launch.block (--spec)
+// -i changes the spec's launch with the code, so a second run finds the new
+// size in both and changes it again.
+// AGAIN: bs.cu:{{[0-9]+}}:17: block-size: fired: block size 128 -> 256 at 1 launch site
+// SPEC: "launch": {"grid": "(n + 127) / 128", "block": 128},
+// SPEC: "launch": {"grid": "T", "block": "min(256, d)"},
+// SPEC: "launch": {"grid": "T", "block": "min(256, d)"},
+// Printing the result (no -i, no --diff) leaves the spec as it is and says so.
+// RUN: %clang-astra rewrite --passes=block-size %t.dir/bs.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=STALE
+// STALE: warning: {{.*}}bs.cu: the launch changed (block-size); {{.*}}bs.cu.astra.json still describes the old launch (-i or --diff update it too)
 
 #include <algorithm>
 #include <cuda_runtime.h>

@@ -6,8 +6,14 @@
 // RUN: cp %s %t.dir/gc.cu && cp %S/Inputs/grid-coarsen.astra.json %t.dir/gc.cu.astra.json
 // RUN: %clang-astra rewrite --passes=grid-coarsen --pass-opt=grid-coarsen.factor=4 -i %t.dir/gc.cu -- -std=c++17
 // RUN: FileCheck %s < %t.dir/gc.cu
+// RUN: FileCheck %s --check-prefix=SPEC < %t.dir/gc.cu.astra.json
+// -i divides the spec's grid x the same way (kernels that refused keep theirs).
+// SPEC: "launch": {"grid": "cdiv((n + 255) / 256, 4)", "block": 256},
+// SPEC: "launch": {"grid": "cdiv(cdiv(n, 256), 4)", "block": 256},
+// SPEC: "launch": {"grid": ["cdiv(cdiv(C, 256), 4)", "B", 1], "block": 256},
+// SPEC: "launch": {"grid": "cdiv(n, 256)", "block": 256},
 // RUN: %nvptx-compile %t.dir/gc.cu | FileCheck %s --check-prefix=PTX
-// RUN: cp %s %t.dir/gc.cu
+// RUN: cp %s %t.dir/gc.cu && cp %S/Inputs/grid-coarsen.astra.json %t.dir/gc.cu.astra.json
 // RUN: %clang-astra rewrite --passes=grid-coarsen --pass-opt=grid-coarsen.factor=4 --explain %t.dir/gc.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
 // Without vectorize and without a factor it waits: fewer blocks would only
 // cut parallelism.
