@@ -200,11 +200,15 @@ std::string reportMarkdown(const RunInfo &Info,
       for (const ShapeTiming &T : Best.Timings)
         if (T.Shape == B.Shape)
           W = &T;
+      // With a winner, the baseline of the winner's own run: the speedup is
+      // the one the acceptance judged (and the scoreboard shows), not a
+      // ratio of timings from two runs.
+      const ShapeTiming &Base = O.Winner && W ? *W : B;
       double BestUs = O.Winner && W ? W->CandidateUs : B.BaselineUs;
-      OS << "| " << B.Shape << " | " << num(B.BaselineUs, "%.2f") << " | "
+      OS << "| " << B.Shape << " | " << num(Base.BaselineUs, "%.2f") << " | "
          << num(BestUs, "%.2f") << " | "
-         << num(BestUs > 0 ? B.BaselineUs / BestUs : 0, "%.2fx") << " | "
-         << pct(B.BaselineRoofline) << " | "
+         << num(BestUs > 0 ? Base.BaselineUs / BestUs : 0, "%.2fx") << " | "
+         << pct(Base.BaselineRoofline) << " | "
          << pct(O.Winner && W ? W->CandidateRoofline : B.BaselineRoofline)
          << " |\n";
     }

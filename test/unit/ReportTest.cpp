@@ -80,6 +80,15 @@ TEST(Report, MarkdownSummarizesAndEscapesCells) {
   EXPECT_NE(M.find("| prefill | 135.60 | 100.00 | 1.36x | 66% | 90% |"),
             std::string::npos)
       << M;
+  // The baseline column is the winner's own run's baseline (what the
+  // acceptance compared), even when the first timing of the original read
+  // otherwise.
+  KernelReport R2 = sampleReport();
+  R2.Outcome.Baseline.Timings[0].BaselineUs = 140.0;
+  std::string M2 = reportMarkdown(Info, {R2});
+  EXPECT_NE(M2.find("| prefill | 135.60 | 100.00 | 1.36x | 66% | 90% |"),
+            std::string::npos)
+      << M2;
   // A '|' inside a cell must not break the table.
   EXPECT_EQ(M.find("(seed 7) | x"), std::string::npos);
   EXPECT_NE(M.find("(seed 7) / x"), std::string::npos);
