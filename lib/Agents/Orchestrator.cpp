@@ -13,12 +13,17 @@ using namespace llvm;
 
 namespace astra {
 
+double Orchestrator::shapeMargin() const {
+  return Opts.MinShapeSpeedup.value_or(Opts.MinSpeedup);
+}
+
 bool Orchestrator::acceptable(const Evaluation &E) const {
   if (!E.verified() || !E.profiled())
     return false;
   if (Opts.AllowShapeRegression)
     return E.geomeanSpeedup() >= Opts.MinSpeedup;
-  return E.minSpeedup() >= Opts.MinSpeedup;
+  return E.geomeanSpeedup() >= Opts.MinSpeedup &&
+         E.minSpeedup() >= shapeMargin();
 }
 
 static std::string fmtSpeedup(double S) {
@@ -26,6 +31,13 @@ static std::string fmtSpeedup(double S) {
   raw_string_ostream OS(Out);
   OS << format("%.2fx", S);
   return Out;
+}
+
+std::string Orchestrator::rule() const {
+  if (shapeMargin() == Opts.MinSpeedup)
+    return fmtSpeedup(Opts.MinSpeedup) + " on every shape set";
+  return fmtSpeedup(Opts.MinSpeedup) + " overall and " +
+         fmtSpeedup(shapeMargin()) + " on every shape set";
 }
 
 /// Names the shape sets where \p E is not faster by the margin.
@@ -234,10 +246,13 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
         }
       } else if (E.minSpeedup() < 1.0) {
         A.Outcome = "slower on " + slowShapes(E, 1.0);
+      } else if (E.minSpeedup() < shapeMargin()) {
+        A.Outcome = "not faster by " + fmtSpeedup(shapeMargin()) +
+                    " on every shape set (" + slowShapes(E, shapeMargin()) +
+                    ")";
       } else {
         A.Outcome = "not faster by " + fmtSpeedup(Opts.MinSpeedup) +
-                    " on every shape set (" + slowShapes(E, Opts.MinSpeedup) +
-                    ")";
+                    " overall (geomean " + fmtSpeedup(Score) + ")";
       }
       A.Outcome += Retimed;
       Report(A.Outcome + "; profiled" + ProfileTime);
@@ -325,7 +340,11 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
     A.Outcome = !E.verified()
                     ? std::string("failed confirmation: ") +
                           Evaluation::statusName(E.S) + ": " + E.Detail
-                    : "not confirmed: " + slowShapes(E, Opts.MinSpeedup);
+                    : "not confirmed: " +
+                          (E.minSpeedup() < shapeMargin()
+                               ? slowShapes(E, shapeMargin())
+                               : "geomean " +
+                                     fmtSpeedup(E.geomeanSpeedup()));
     Out.Attempts.push_back(A);
   }
   if (!Out.Winner) {
@@ -340,7 +359,7 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
                     ? "no candidate passed the compile gate and the "
                       "differential test"
                     : "no verified candidate was faster than the original by " +
-                          fmtSpeedup(Opts.MinSpeedup) + " on every shape set";
+                          rule();
     } else {
       Out.NoWinnerReason = "the faster candidates did not hold up when "
                            "confirmed with fresh seeds and a fresh timing";

@@ -247,6 +247,55 @@ TEST(Orchestrator, SpeedupMustClearTheNoiseMargin) {
             std::string::npos);
 }
 
+TEST(Orchestrator, ShapeMarginCanAskNotSlowerAndFasterOverall) {
+  // gelu on the H100: 1.32x on the large set, under 1.02x on the 7 us one.
+  Script S;
+  S.Speedups["gelu"] = {1.01, 1.32};
+  S.Speedups["slower"] = {0.99, 1.5};
+  S.Speedups["flat"] = {1.0, 1.02};
+  auto Run = [&](std::vector<std::string> Pipeline,
+                 std::optional<double> ShapeMargin) {
+    ListPlanner P;
+    P.Rounds = {{Pipeline}};
+    FakeCoder C;
+    FakeTester T(S);
+    FakeProfiler Pr(S);
+    OrchestratorOptions O;
+    O.Rounds = 1;
+    O.MinShapeSpeedup = ShapeMargin;
+    return Orchestrator(P, C, T, Pr, O).run(facts());
+  };
+  // The default: 1.02x on every shape set.
+  OptimizeOutcome Strict = Run({"gelu"}, std::nullopt);
+  EXPECT_FALSE(Strict.Winner.has_value());
+  EXPECT_NE(Strict.Attempts[0].Outcome.find(
+                "not faster by 1.02x on every shape set (decode 1.01x)"),
+            std::string::npos)
+      << Strict.Attempts[0].Outcome;
+  EXPECT_NE(Strict.NoWinnerReason.find("by 1.02x on every shape set"),
+            std::string::npos);
+  // Not slower anywhere and 1.15x overall: accepted and confirmed.
+  OptimizeOutcome Relaxed = Run({"gelu"}, 1.0);
+  ASSERT_TRUE(Relaxed.Winner.has_value());
+  EXPECT_NEAR(Relaxed.WinnerEval.geomeanSpeedup(), std::sqrt(1.01 * 1.32),
+              1e-9);
+  // Slower on one set: never, whatever the other set gains.
+  OptimizeOutcome Slower = Run({"slower"}, 1.0);
+  EXPECT_FALSE(Slower.Winner.has_value());
+  EXPECT_NE(Slower.Attempts[0].Outcome.find("slower on decode 0.99x"),
+            std::string::npos);
+  // Not slower, but not 1.02x overall either.
+  OptimizeOutcome Flat = Run({"flat"}, 1.0);
+  EXPECT_FALSE(Flat.Winner.has_value());
+  EXPECT_NE(Flat.Attempts[0].Outcome.find("not faster by 1.02x overall"),
+            std::string::npos)
+      << Flat.Attempts[0].Outcome;
+  EXPECT_NE(Flat.NoWinnerReason.find("by 1.02x overall and 1.00x on every "
+                                     "shape set"),
+            std::string::npos)
+      << Flat.NoWinnerReason;
+}
+
 TEST(Orchestrator, FailedConfirmationFallsBackToTheNextBest) {
   Script S;
   S.Speedups["best"] = {2.0, 2.0};

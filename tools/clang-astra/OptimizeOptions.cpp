@@ -50,6 +50,13 @@ OptimizeOptions::OptimizeOptions(cl::SubCommand &Cmd)
                  cl::desc("Speedup a candidate needs on every shape set to "
                           "count as faster (default 1.02)"),
                  cl::init(1.02), cl::sub(Cmd), cl::cat(AstraCategory)),
+      MinShapeSpeedup(
+          "min-shape-speedup",
+          cl::desc("Speedup every shape set needs, --min-speedup then "
+                   "applying to the geometric mean (default: --min-speedup "
+                   "on every shape set; 1.0: not slower on any shape set and "
+                   "faster overall)"),
+          cl::init(0), cl::sub(Cmd), cl::cat(AstraCategory)),
       TimeBudget("time-budget",
                  cl::desc("Seconds per kernel after which no new candidate "
                           "is tried; the best so far is still confirmed "
@@ -131,6 +138,14 @@ OptimizeOptions::request(std::vector<std::string> Files) const {
   R.Orchestrator.CandidatesPerRound = Candidates;
   R.Orchestrator.BeamWidth = Beam;
   R.Orchestrator.MinSpeedup = MinSpeedup;
+  if (MinShapeSpeedup.getNumOccurrences()) {
+    if (MinShapeSpeedup < 1.0)
+      return createStringError(inconvertibleErrorCode(),
+                               "--min-shape-speedup must be at least 1.0 "
+                               "(--allow-shape-regression accepts slower "
+                               "shape sets)");
+    R.Orchestrator.MinShapeSpeedup = MinShapeSpeedup;
+  }
   if (TimeBudget < 0)
     return createStringError(inconvertibleErrorCode(),
                              "--time-budget must not be negative");
@@ -199,7 +214,9 @@ OptimizeOptions::request(std::vector<std::string> Files) const {
      << R.PlannerLLM.Model << " " << R.CoderLLM.Model
      << "\npasses=" << join(R.AllowedPasses, ",") << "\nrounds=" << Rounds
      << " candidates=" << Candidates << " beam=" << Beam
-     << " min-speedup=" << MinSpeedup << " time-budget=" << TimeBudget
+     << " min-speedup=" << MinSpeedup
+     << " min-shape-speedup=" << R.Orchestrator.MinShapeSpeedup.value_or(0)
+     << " time-budget=" << TimeBudget
      << " allow-shape-regression=" << AllowShapeRegression
      << "\nseed=" << Seed << " seeds=" << Seeds << " runs=" << Runs
      << " sanitize=" << Sanitize << "\nspec=" << SpecPath;

@@ -42,6 +42,8 @@
 // NOSPEC: error: {{.*}}nospec.cu: no spec at {{.*}}nospec.cu.astra.json; run `clang-astra init-spec {{.*}}nospec.cu --kernel <name>` to draft one
 // RUN: not %clang-astra optimize --static --passes=no-such-pass %t/orig.cu 2>&1 | FileCheck %s --check-prefix=BADPASS
 // BADPASS: error: --passes: unknown pass 'no-such-pass'
+// RUN: not %clang-astra optimize --static --min-shape-speedup 0.5 %t/orig.cu 2>&1 | FileCheck %s --check-prefix=BADSHAPE
+// BADSHAPE: error: --min-shape-speedup must be at least 1.0 (--allow-shape-regression accepts slower shape sets)
 
 #include <cuda_runtime.h>
 
