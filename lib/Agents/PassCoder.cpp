@@ -1,7 +1,6 @@
 //===- PassCoder.cpp ------------------------------------------------------===//
 #include "astra/Agents/PassCoder.h"
 #include "astra/Rewrite/RewriteDriver.h"
-#include "astra/Spec/LaunchTuning.h"
 
 #include "llvm/ADT/STLExtras.h"
 
@@ -10,22 +9,6 @@
 using namespace llvm;
 
 namespace astra {
-
-/// The block size block-size writes under \p O, by the pass's own rule
-/// (passes/BlockSize.cpp): its parameter, else the default for the spec's
-/// block size literal.
-static std::optional<int64_t> blockThreadsFor(const PassOptions &O,
-                                              StringRef Kernel) {
-  const KernelSpec *S = O.specFor(Kernel);
-  if (!S)
-    return std::nullopt;
-  auto L = tunableBlockLiteral(*S);
-  if (!L) {
-    consumeError(L.takeError());
-    return std::nullopt;
-  }
-  return O.intParam("block-size", "threads", defaultRetunedBlock(*L));
-}
 
 Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,
                                        const PlanningState &S) {
@@ -58,30 +41,26 @@ Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,
   C.Params = Parent.Params;
   for (const auto &[K, V] : P.Params)
     C.Params[K] = V;
-  // The launch the candidate's code makes: what block-size wrote, else the
-  // parent's. A plan whose block-size refused leaves the launch alone.
+  // The launch the candidate's code makes: what the passes report they
+  // wrote at its launch sites (block-size's size, grid-coarsen's factor;
+  // coarsening a coarsened launch divides it again), else the parent's.
   C.BlockThreads = Parent.BlockThreads;
-  if (is_contained(P.Passes, "block-size")) {
-    if (is_contained(R->Applied, "block-size")) {
-      C.BlockThreads = blockThreadsFor(Req.Options, KernelName);
-    } else {
-      C.Lineage.erase(std::find(C.Lineage.rbegin(), C.Lineage.rend(),
-                                "block-size")
-                          .base() -
-                      1);
-      C.Params.erase("block-size.threads");
-    }
-  }
-  // grid-coarsen says which factor it chose; coarsening a coarsened launch
-  // again divides it again.
   C.GridDivisor = Parent.GridDivisor;
-  if (R->GridDivisor)
-    C.GridDivisor = C.GridDivisor.value_or(1) * R->GridDivisor;
-  else if (is_contained(P.Passes, "grid-coarsen"))
-    C.Lineage.erase(std::find(C.Lineage.rbegin(), C.Lineage.rend(),
-                              "grid-coarsen")
-                        .base() -
-                    1);
+  for (const auto &[Kernel, L] : R->LaunchEdits) {
+    if (L.BlockThreads)
+      C.BlockThreads = L.BlockThreads;
+    if (L.GridDivisor)
+      C.GridDivisor = C.GridDivisor.value_or(1) * L.GridDivisor;
+  }
+  // A launch pass that refused leaves the launch alone and is not part of
+  // the candidate's lineage.
+  for (StringRef Launch : {"block-size", "grid-coarsen"})
+    if (is_contained(P.Passes, Launch) && !is_contained(R->Applied, Launch)) {
+      C.Lineage.erase(
+          std::find(C.Lineage.rbegin(), C.Lineage.rend(), Launch).base() - 1);
+      if (Launch == "block-size")
+        C.Params.erase("block-size.threads");
+    }
   C.Rationale = P.Rationale;
   if (!R->Conflicts.empty())
     C.Rationale += " (conflicts: " + join(R->Conflicts, "; ") + ")";

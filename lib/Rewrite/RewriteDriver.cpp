@@ -92,12 +92,8 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
       RewriteResult::LaunchEdit &L = Launches->LaunchEdits[K.QualifiedName];
       if (PC.blockThreads())
         L.BlockThreads = PC.blockThreads();
-      if (PC.gridDivisor()) {
+      if (PC.gridDivisor())
         L.GridDivisor = (L.GridDivisor ? L.GridDivisor : 1) * PC.gridDivisor();
-        Launches->GridDivisor =
-            (Launches->GridDivisor ? Launches->GridDivisor : 1) *
-            PC.gridDivisor();
-      }
     }
     for (const auto &[Path, Set] : PC.replacements())
       for (const tooling::Replacement &R : Set) {
@@ -221,9 +217,6 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
       return E;
     Current = FileOverlay(Files.begin(), Files.end());
     Result.Applied.push_back(P.name().str());
-    if (Launches.GridDivisor)
-      Result.GridDivisor =
-          (Result.GridDivisor ? Result.GridDivisor : 1) * Launches.GridDivisor;
     for (auto &[Kernel, L] : Launches.LaunchEdits) {
       RewriteResult::LaunchEdit &To = Result.LaunchEdits[Kernel];
       if (L.BlockThreads)

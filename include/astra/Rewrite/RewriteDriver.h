@@ -41,12 +41,10 @@ struct RewriteResult {
   std::vector<std::string> Conflicts;
   /// Passes that changed something, in order.
   std::vector<std::string> Applied;
-  /// The factor by which the rewritten launch sites divide the grid's x
-  /// size (grid-coarsen; a product when it ran more than once); 0: none.
-  int64_t GridDivisor = 0;
   /// How each kernel's launch sites changed (by qualified name): the block
   /// size block-size wrote and the grid divisor of grid-coarsen (0: not
-  /// changed). `rewrite` changes the spec's launch the same way.
+  /// changed; a grid coarsened twice holds the product). `rewrite` and the
+  /// optimizer change the spec's launch the same way.
   struct LaunchEdit {
     int64_t BlockThreads = 0;
     int64_t GridDivisor = 0;
