@@ -19,6 +19,7 @@
 #include "BlockSize.h"
 #include "SmemTranspose.h"
 #include "GridCoarsen.h"
+#include "ThreadCoarsen.h"
 
 namespace astra {
 
@@ -43,6 +44,7 @@ const std::vector<PassInfo> &allPasses() {
       info<HoistPass>(),
       info<BlockSizePass>(),
       info<GridCoarsenPass>(),
+      info<ThreadCoarsenPass>(),
   };
   return Passes;
 }

@@ -81,36 +81,6 @@ const VarDecl *gridStrideVar(const ForStmt *F) {
   return V;
 }
 
-/// The first statement under \p S that leaves the loop whose body \p S is:
-/// return, goto, or a break not inside a nested loop or switch.
-const Stmt *findExit(const Stmt *S, bool Nested = false) {
-  if (!S)
-    return nullptr;
-  if (isa<ReturnStmt>(S) || isa<GotoStmt>(S) || isa<IndirectGotoStmt>(S) ||
-      isa<CoreturnStmt>(S))
-    return S;
-  if (isa<BreakStmt>(S) && !Nested)
-    return S;
-  if (isa<LambdaExpr>(S))
-    return nullptr;
-  bool Inner = Nested || isa<ForStmt>(S) || isa<WhileStmt>(S) ||
-               isa<DoStmt>(S) || isa<SwitchStmt>(S) || isa<CXXForRangeStmt>(S);
-  for (const Stmt *C : S->children())
-    if (const Stmt *E = findExit(C, Inner))
-      return E;
-  return nullptr;
-}
-
-/// Whether \p Name is a system function with an effect beyond its result.
-bool hasEffect(StringRef Name) {
-  return Name.starts_with("atomic") || Name.starts_with("__atomic") ||
-         Name.starts_with("__nv_atomic") || Name.contains("printf") ||
-         Name.starts_with("__assert") || Name == "__trap" ||
-         Name == "malloc" || Name == "free" || Name.starts_with("__stcs") ||
-         Name.starts_with("__stwt") || Name.starts_with("__stcg") ||
-         Name.starts_with("__stwb") || Name.starts_with("__threadfence");
-}
-
 /// Checks one body of the kernel against the safety argument.
 class BodyCheck {
 public:
@@ -153,7 +123,7 @@ private:
       return fail(F->getBeginLoc(),
                   "the grid-stride loop's body " + Sh +
                       ": one block would see data meant for another");
-    if (const Stmt *E = findExit(Body))
+    if (const Stmt *E = findEarlyExit(Body, /*ContinueExits=*/false))
       return fail(E->getBeginLoc(),
                   "this leaves the grid-stride loop early: under a smaller "
                   "grid a thread would skip elements the original gave to "
@@ -251,7 +221,7 @@ private:
                       "blocks it would run fewer times");
       if (const auto *CE = dyn_cast<CallExpr>(S)) {
         StringRef Name = systemCalleeName(PC.sourceManager(), CE);
-        if (Name.empty() || hasEffect(Name))
+        if (Name.empty() || systemCallHasEffect(Name))
           return fail(CE->getBeginLoc(),
                       "a call outside the grid-stride loops that may have "
                       "an effect: with fewer blocks it would run fewer "
@@ -294,21 +264,6 @@ int64_t vectorWidth(const FunctionDecl *FD, const ASTContext &Ctx) {
       Work.push_back(C);
   }
   return W;
-}
-
-/// The expression as written in a launch's grid argument: through the
-/// implicit conversion to dim3 (an integer), or the dim3 itself.
-const Expr *writtenGrid(const Expr *G) {
-  G = G->IgnoreImplicit();
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(G))
-    if (!isa<CXXTemporaryObjectExpr>(CE) && CE->getNumArgs() >= 1) {
-      bool RestDefault = true;
-      for (unsigned I = 1; I < CE->getNumArgs(); ++I)
-        RestDefault &= isa<CXXDefaultArgExpr>(CE->getArg(I));
-      if (RestDefault)
-        return CE->getArg(0)->IgnoreImplicit();
-    }
-  return G;
 }
 
 } // namespace
@@ -377,7 +332,7 @@ void GridCoarsenPass::run(PassContext &PC) {
     SourceLocation At = L->getBeginLoc();
     if (!Config || Config->getNumArgs() < 1)
       return PC.refused(At, "the launch has no visible configuration");
-    const Expr *G = writtenGrid(Config->getArg(0));
+    const Expr *G = writtenDim3(Config->getArg(0));
     // The expression whose value is the grid's x, and how to divide it.
     const Expr *X = nullptr;
     std::string Before, After;

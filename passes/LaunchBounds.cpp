@@ -40,80 +40,6 @@ namespace {
 constexpr int64_t MaxBlockDim[3] = {1024, 1024, 64};
 constexpr int64_t MaxBlockThreads = 1024;
 
-/// Evaluates an integer expression: a constant, or a local variable
-/// initialized once and never changed whose initializer evaluates.
-std::optional<int64_t> evalValue(const Expr *E, const ASTContext &Ctx,
-                                 unsigned Depth = 0) {
-  if (!E || Depth > 8 || E->isValueDependent() || E->isTypeDependent())
-    return std::nullopt;
-  Expr::EvalResult R;
-  if (E->EvaluateAsInt(R, Ctx)) {
-    const APSInt &V = R.Val.getInt();
-    if (V.getSignificantBits() > 63)
-      return std::nullopt;
-    return V.getExtValue();
-  }
-  const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  if (!V || !V->isLocalVarDecl() || !V->getInit() ||
-      V->getType()->isReferenceType())
-    return std::nullopt;
-  const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
-  if (!FD || !FD->getBody() || mayModify(FD->getBody(), V))
-    return std::nullopt;
-  return evalValue(V->getInit(), Ctx, Depth + 1);
-}
-
-/// The three dimensions of a launch's block argument (a dim3 or an integer
-/// converted to one).
-std::optional<std::array<int64_t, 3>> blockDims(const Expr *E,
-                                                const ASTContext &Ctx,
-                                                unsigned Depth = 0) {
-  if (!E || Depth > 8)
-    return std::nullopt;
-  E = E->IgnoreImplicit()->IgnoreParens();
-  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E))
-    return blockDims(FC->getSubExpr(), Ctx, Depth + 1);
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
-    const CXXConstructorDecl *Ctor = CE->getConstructor();
-    if (Ctor->isCopyOrMoveConstructor() && CE->getNumArgs() >= 1) {
-      // A copy of a local dim3: its initializer, if it never changes.
-      const Expr *Src = CE->getArg(0)->IgnoreParenImpCasts();
-      const auto *DRE = dyn_cast<DeclRefExpr>(Src);
-      const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-      if (!V || !V->getInit() || !V->isLocalVarDecl())
-        return blockDims(Src, Ctx, Depth + 1);
-      const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
-      if (!FD || !FD->getBody() || mayModify(FD->getBody(), V))
-        return std::nullopt;
-      return blockDims(V->getInit(), Ctx, Depth + 1);
-    }
-    std::array<int64_t, 3> D = {1, 1, 1};
-    if (CE->getNumArgs() > 3)
-      return std::nullopt;
-    for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
-      auto V = evalValue(CE->getArg(I), Ctx);
-      if (!V)
-        return std::nullopt;
-      D[I] = *V;
-    }
-    return D;
-  }
-  if (E->getType()->isIntegerType()) {
-    if (auto V = evalValue(E, Ctx))
-      return std::array<int64_t, 3>{*V, 1, 1};
-    return std::nullopt;
-  }
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
-    if (V && V->getInit() && V->isLocalVarDecl())
-      if (const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext()))
-        if (FD->getBody() && !mayModify(FD->getBody(), V))
-          return blockDims(V->getInit(), Ctx, Depth + 1);
-  }
-  return std::nullopt;
-}
-
 /// Checks one block against the hardware limits; returns the threads per
 /// block or an error message.
 Expected<int64_t> blockThreads(const std::array<int64_t, 3> &D,
@@ -191,7 +117,7 @@ void LaunchBoundsPass::run(PassContext &PC) {
     std::string Where = "the launch at " + posText(PC, L->getBeginLoc());
     const CallExpr *Config = L->getConfig();
     auto Dims = Config && Config->getNumArgs() >= 2
-                    ? blockDims(Config->getArg(1), Ctx)
+                    ? launchBlockDims(Config->getArg(1), Ctx)
                     : std::nullopt;
     if (!Dims) {
       if (FileProblem.empty())

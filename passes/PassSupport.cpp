@@ -445,9 +445,17 @@ bool launchArgsMayAlias(const CUDAKernelCallExpr *E, unsigned I, unsigned J) {
   return false;
 }
 
-const VarDecl *lvalueVar(const Expr *E) {
+const VarDecl *lvalueVar(const Expr *E, bool ThroughLocalArrays) {
   while (E) {
     E = E->IgnoreParenImpCasts();
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E);
+        AS && ThroughLocalArrays) {
+      const Expr *Base = AS->getBase()->IgnoreParenImpCasts();
+      if (!Base->getType()->isArrayType())
+        return nullptr;
+      E = Base;
+      continue;
+    }
     if (const auto *ME = dyn_cast<MemberExpr>(E)) {
       if (ME->isArrow())
         return nullptr;
@@ -570,6 +578,124 @@ bool refuseUnlessAllLaunchesVisible(PassContext &PC, const KernelLaunches &KL,
   else
     return false;
   return true;
+}
+
+/// Evaluates an integer expression: a constant, or a local variable
+/// initialized once and never changed whose initializer evaluates.
+std::optional<int64_t> evalLaunchValue(const Expr *E, const ASTContext &Ctx,
+                                       unsigned Depth) {
+  if (!E || Depth > 8 || E->isValueDependent() || E->isTypeDependent())
+    return std::nullopt;
+  Expr::EvalResult R;
+  if (E->EvaluateAsInt(R, Ctx)) {
+    const APSInt &V = R.Val.getInt();
+    if (V.getSignificantBits() > 63)
+      return std::nullopt;
+    return V.getExtValue();
+  }
+  const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  if (!V || !V->isLocalVarDecl() || !V->getInit() ||
+      V->getType()->isReferenceType())
+    return std::nullopt;
+  const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
+  if (!FD || !FD->getBody() || mayModify(FD->getBody(), V))
+    return std::nullopt;
+  return evalLaunchValue(V->getInit(), Ctx, Depth + 1);
+}
+
+/// The three dimensions of a launch's block argument (a dim3 or an integer
+/// converted to one).
+std::optional<std::array<int64_t, 3>>
+launchBlockDims(const Expr *E, const ASTContext &Ctx, unsigned Depth) {
+  if (!E || Depth > 8)
+    return std::nullopt;
+  E = E->IgnoreImplicit()->IgnoreParens();
+  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(E))
+    return launchBlockDims(FC->getSubExpr(), Ctx, Depth + 1);
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(E)) {
+    const CXXConstructorDecl *Ctor = CE->getConstructor();
+    if (Ctor->isCopyOrMoveConstructor() && CE->getNumArgs() >= 1) {
+      // A copy of a local dim3: its initializer, if it never changes.
+      const Expr *Src = CE->getArg(0)->IgnoreParenImpCasts();
+      const auto *DRE = dyn_cast<DeclRefExpr>(Src);
+      const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+      if (!V || !V->getInit() || !V->isLocalVarDecl())
+        return launchBlockDims(Src, Ctx, Depth + 1);
+      const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext());
+      if (!FD || !FD->getBody() || mayModify(FD->getBody(), V))
+        return std::nullopt;
+      return launchBlockDims(V->getInit(), Ctx, Depth + 1);
+    }
+    std::array<int64_t, 3> D = {1, 1, 1};
+    if (CE->getNumArgs() > 3)
+      return std::nullopt;
+    for (unsigned I = 0; I < CE->getNumArgs(); ++I) {
+      auto V = evalLaunchValue(CE->getArg(I), Ctx);
+      if (!V)
+        return std::nullopt;
+      D[I] = *V;
+    }
+    return D;
+  }
+  if (E->getType()->isIntegerType()) {
+    if (auto V = evalLaunchValue(E, Ctx))
+      return std::array<int64_t, 3>{*V, 1, 1};
+    return std::nullopt;
+  }
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    if (V && V->getInit() && V->isLocalVarDecl())
+      if (const auto *FD = dyn_cast<FunctionDecl>(V->getDeclContext()))
+        if (FD->getBody() && !mayModify(FD->getBody(), V))
+          return launchBlockDims(V->getInit(), Ctx, Depth + 1);
+  }
+  return std::nullopt;
+}
+
+const Expr *writtenDim3(const Expr *G) {
+  G = G->IgnoreImplicit();
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(G))
+    if (!isa<CXXTemporaryObjectExpr>(CE) && CE->getNumArgs() >= 1) {
+      bool RestDefault = true;
+      for (unsigned I = 1; I < CE->getNumArgs(); ++I)
+        RestDefault &= isa<CXXDefaultArgExpr>(CE->getArg(I));
+      if (RestDefault)
+        return CE->getArg(0)->IgnoreImplicit();
+    }
+  return G;
+}
+
+bool systemCallHasEffect(StringRef Name) {
+  return Name.starts_with("atomic") || Name.starts_with("__atomic") ||
+         Name.starts_with("__nv_atomic") || Name.contains("printf") ||
+         Name.starts_with("__assert") || Name == "__trap" ||
+         Name == "malloc" || Name == "free" || Name.starts_with("__st") ||
+         Name.starts_with("__threadfence") || Name.starts_with("__nanosleep");
+}
+
+static const Stmt *findEarlyExit(const Stmt *S, bool ContinueExits,
+                                 bool InLoop, bool InSwitch) {
+  if (!S || isa<LambdaExpr>(S))
+    return nullptr;
+  if (isa<ReturnStmt>(S) || isa<GotoStmt>(S) || isa<IndirectGotoStmt>(S) ||
+      isa<CoreturnStmt>(S))
+    return S;
+  if (isa<BreakStmt>(S) && !InLoop && !InSwitch)
+    return S;
+  if (isa<ContinueStmt>(S) && ContinueExits && !InLoop)
+    return S;
+  bool Loop = InLoop || isa<ForStmt>(S) || isa<WhileStmt>(S) ||
+              isa<DoStmt>(S) || isa<CXXForRangeStmt>(S);
+  bool Switch = InSwitch || isa<SwitchStmt>(S);
+  for (const Stmt *C : S->children())
+    if (const Stmt *E = findEarlyExit(C, ContinueExits, Loop, Switch))
+      return E;
+  return nullptr;
+}
+
+const Stmt *findEarlyExit(const Stmt *S, bool ContinueExits) {
+  return findEarlyExit(S, ContinueExits, false, false);
 }
 
 } // namespace astra

@@ -24,6 +24,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceLocation.h"
 
+#include <array>
 #include <map>
 #include <optional>
 #include <string>
@@ -175,14 +176,41 @@ bool refuseUnlessAllLaunchesVisible(PassContext &PC, const KernelLaunches &KL,
 bool launchArgsMayAlias(const clang::CUDAKernelCallExpr *E, unsigned I,
                         unsigned J);
 
-/// The variable an lvalue names, through member accesses (`b.x` names `b`);
-/// null when it is not a variable.
-const clang::VarDecl *lvalueVar(const clang::Expr *E);
+/// The variable an lvalue names, through member accesses (`b.x` names `b`)
+/// and, with \p ThroughLocalArrays, subscripts of arrays (`a[i]` names `a`
+/// when `a` is an array, not a pointer); null when it is not a variable.
+const clang::VarDecl *lvalueVar(const clang::Expr *E,
+                                bool ThroughLocalArrays = false);
+
+/// Whether the system function \p Name has an effect beyond its result
+/// (atomics, stores with cache hints, printf, fences, traps, ...).
+bool systemCallHasEffect(llvm::StringRef Name);
+
+/// The first statement under \p S that leaves it other than by finishing:
+/// return, goto, a break of a loop or switch around \p S and, with
+/// \p ContinueExits, a continue of a loop around it.
+const clang::Stmt *findEarlyExit(const clang::Stmt *S, bool ContinueExits);
 
 /// Whether \p S may change \p V: assigned (or a member of it), incremented,
 /// its address taken, bound to a non-const reference, passed as an lvalue to
 /// a call or a non-const method called on it.
 bool mayModify(const clang::Stmt *S, const clang::VarDecl *V);
+
+/// The expression as written in a launch's grid or block argument: through
+/// the implicit conversion to dim3 (an integer), or the dim3 itself.
+const clang::Expr *writtenDim3(const clang::Expr *G);
+
+/// Evaluates an integer expression: a constant, or a local variable
+/// initialized once and never changed whose initializer evaluates.
+std::optional<int64_t> evalLaunchValue(const clang::Expr *E,
+                                       const clang::ASTContext &Ctx,
+                                       unsigned Depth = 0);
+
+/// The three dimensions of a launch's block argument (a dim3 or an integer
+/// converted to one), when they are compile-time constants.
+std::optional<std::array<int64_t, 3>>
+launchBlockDims(const clang::Expr *E, const clang::ASTContext &Ctx,
+                unsigned Depth = 0);
 
 /// The workload specs that describe \p K: PassOptions::Spec when set, else
 /// every entry of PassOptions::Specs named after the kernel or one of its

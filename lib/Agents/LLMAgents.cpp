@@ -207,8 +207,7 @@ Expected<Candidate> LLMCoder::realize(const Plan &P, const Candidate &Parent,
   C.Lineage.push_back("llm");
   C.Params = Parent.Params;
   // The launch sites are not rewritten.
-  C.BlockThreads = Parent.BlockThreads;
-  C.GridDivisor = Parent.GridDivisor;
+  C.copyLaunch(Parent);
   C.Rationale = P.Idea;
   return C;
 }

@@ -40,6 +40,13 @@ const std::vector<PassTraits> &traits() {
        "a grid-stride kernel launched with fewer blocks: no block without "
        "work after vectorize, each thread takes several elements",
        {{{"grid-coarsen.factor", "8"}}, {{"grid-coarsen.factor", "16"}}}},
+      {"thread-coarsen", 3, 0,
+       "each thread does the work of several threads of a 2-D block: what "
+       "they load in common (a tile's row or column in shared memory) is "
+       "loaded once for several multiply-adds, a register tile",
+       {{{"thread-coarsen.y", "4"}, {"thread-coarsen.x", "2"}},
+        {{"thread-coarsen.y", "8"}},
+        {{"thread-coarsen.y", "4"}, {"thread-coarsen.x", "4"}}}},
       {"warp-reduce", 2, 2,
        "warp shuffles replace shared-memory tree steps and their barriers",
        {}},
@@ -82,11 +89,14 @@ int pipelineOrder(StringRef Name) {
   // whose bound must cover the block size finally launched.
   // smem-transpose before grid-stride: it needs the body a thread per
   // element, which grid-stride turns into a loop. grid-coarsen after
-  // vectorize, whose vector width is its default factor.
+  // vectorize, whose vector width is its default factor. thread-coarsen
+  // late: its per-copy arrays hide the idioms other passes look for
+  // (index32 cannot bound `r[astra_cy]`), so they run on the code before.
   static const char *Order[] = {"restrict-const", "smem-transpose",
                                 "grid-stride",    "warp-reduce",
                                 "hoist",          "vectorize",   "ldg",
                                 "fast-math",      "unroll",      "index32",
+                                "thread-coarsen",
                                 "grid-coarsen",   "block-size",  "launch-bounds"};
   for (unsigned I = 0; I < std::size(Order); ++I)
     if (Name == Order[I])

@@ -501,8 +501,7 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
       if (DroppedKernels.count(Idx))
         continue;
       // Each kernel runs with its own winner's launch.
-      All.BlockThreads = FO.Kernels[Idx].Outcome.Winner->BlockThreads;
-      All.GridDivisor = FO.Kernels[Idx].Outcome.Winner->GridDivisor;
+      All.copyLaunch(*FO.Kernels[Idx].Outcome.Winner);
       EngineEvaluator Check(TC, *Cmd, TargetSpecs[Idx], Req.Engine);
       Evaluation E = Check.test(All);
       if (!E.verified()) {

@@ -44,17 +44,20 @@ Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,
   // The launch the candidate's code makes: what the passes report they
   // wrote at its launch sites (block-size's size, grid-coarsen's factor;
   // coarsening a coarsened launch divides it again), else the parent's.
-  C.BlockThreads = Parent.BlockThreads;
-  C.GridDivisor = Parent.GridDivisor;
+  C.copyLaunch(Parent);
   for (const auto &[Kernel, L] : R->LaunchEdits) {
     if (L.BlockThreads)
       C.BlockThreads = L.BlockThreads;
     if (L.GridDivisor)
       C.GridDivisor = C.GridDivisor.value_or(1) * L.GridDivisor;
+    if (L.BlockDivisor[0])
+      C.BlockXDivisor = C.BlockXDivisor.value_or(1) * L.BlockDivisor[0];
+    if (L.BlockDivisor[1])
+      C.BlockYDivisor = C.BlockYDivisor.value_or(1) * L.BlockDivisor[1];
   }
   // A launch pass that refused leaves the launch alone and is not part of
   // the candidate's lineage.
-  for (StringRef Launch : {"block-size", "grid-coarsen"})
+  for (StringRef Launch : {"block-size", "grid-coarsen", "thread-coarsen"})
     if (is_contained(P.Passes, Launch) && !is_contained(R->Applied, Launch)) {
       C.Lineage.erase(
           std::find(C.Lineage.rbegin(), C.Lineage.rend(), Launch).base() - 1);

@@ -159,6 +159,10 @@ Error ResultCache::store(StringRef Key, StringRef Gpu, const FileOutcome &O,
         W.field("block_threads", (long long)*C.BlockThreads);
       if (C.GridDivisor)
         W.field("grid_divisor", (long long)*C.GridDivisor);
+      if (C.BlockXDivisor)
+        W.field("block_x_divisor", (long long)*C.BlockXDivisor);
+      if (C.BlockYDivisor)
+        W.field("block_y_divisor", (long long)*C.BlockYDivisor);
       writeFiles(W, "files", C.Files);
       W.key("evaluation");
       writeEvaluationJson(W, R.Outcome.WinnerEval);
@@ -299,6 +303,10 @@ static std::optional<CachedOutcome> readEntry(StringRef Path) {
         Cand.BlockThreads = W["block_threads"].GetInt64();
       if (W.HasMember("grid_divisor") && W["grid_divisor"].IsInt64())
         Cand.GridDivisor = W["grid_divisor"].GetInt64();
+      if (W.HasMember("block_x_divisor") && W["block_x_divisor"].IsInt64())
+        Cand.BlockXDivisor = W["block_x_divisor"].GetInt64();
+      if (W.HasMember("block_y_divisor") && W["block_y_divisor"].IsInt64())
+        Cand.BlockYDivisor = W["block_y_divisor"].GetInt64();
       FileOverlay Files;
       for (auto &[P, T] : R.files(W, "files"))
         Files[P] = T;

@@ -1,5 +1,7 @@
 //===- RewriteDriver.cpp --------------------------------------------------===//
 #include "astra/Rewrite/RewriteDriver.h"
+#include "astra/Spec/LaunchTuning.h"
+#include "astra/Spec/Spec.h"
 #include "astra/Support/Diff.h"
 #include "astra/Support/FileIO.h"
 
@@ -68,7 +70,7 @@ static std::map<std::string, tooling::Replacements>
 runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
             const RewriteRequest &Req, bool &KernelFound,
             std::vector<Explanation> &Explains,
-            std::vector<std::string> &Conflicts,
+            std::vector<std::string> &Conflicts, const PassOptions &Opts,
             RewriteResult *Launches = nullptr) {
   std::map<std::string, tooling::Replacements> PassRepls;
   for (const KernelInfo &K : Kernels) {
@@ -76,7 +78,7 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
         K.Name != Req.Kernel)
       continue;
     KernelFound = true;
-    PassContext PC(PF.context(), K, Kernels, Req.Options, P.name());
+    PassContext PC(PF.context(), K, Kernels, Opts, P.name());
     if (!K.Macro.empty()) {
       PC.refused(K.Decl->getLocation(),
                  "kernel '" + K.QualifiedName + "' comes from macro '" +
@@ -88,12 +90,17 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
                     PC.explanations().end());
     Conflicts.insert(Conflicts.end(), PC.conflicts().begin(),
                      PC.conflicts().end());
-    if (Launches && (PC.gridDivisor() || PC.blockThreads())) {
+    if (Launches && (PC.gridDivisor() || PC.blockThreads() ||
+                     PC.blockDivisor(0) || PC.blockDivisor(1))) {
       RewriteResult::LaunchEdit &L = Launches->LaunchEdits[K.QualifiedName];
       if (PC.blockThreads())
         L.BlockThreads = PC.blockThreads();
       if (PC.gridDivisor())
         L.GridDivisor = (L.GridDivisor ? L.GridDivisor : 1) * PC.gridDivisor();
+      for (unsigned D = 0; D < 2; ++D)
+        if (PC.blockDivisor(D))
+          L.BlockDivisor[D] =
+              (L.BlockDivisor[D] ? L.BlockDivisor[D] : 1) * PC.blockDivisor(D);
     }
     for (const auto &[Path, Set] : PC.replacements())
       for (const tooling::Replacement &R : Set) {
@@ -133,7 +140,7 @@ Expected<std::vector<PassProbe>> probePasses(const RewriteRequest &Req,
     Probe.Pass = Name;
     bool Found = Req.Kernel.empty();
     auto Repls = runPassOnce(*P, **PF, Kernels, Req, Found,
-                             Probe.Explanations, Probe.Conflicts);
+                             Probe.Explanations, Probe.Conflicts, Req.Options);
     if (!Found)
       return createStringError(inconvertibleErrorCode(),
                                "%s: no kernel named '%s'",
@@ -170,6 +177,20 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
   for (auto &[Path, Text] : Req.Overlay)
     Result.Original[absolute(Path)] = Text;
 
+  // Later passes see the launch that earlier ones wrote: launch-bounds after
+  // thread-coarsen or block-size bounds the block the code now launches.
+  PassOptions Opts = Req.Options;
+  std::optional<KernelSpec> CurSpec;
+  std::optional<SpecFile> CurSpecs;
+  if (Opts.Spec) {
+    CurSpec = *Opts.Spec;
+    Opts.Spec = &*CurSpec;
+  }
+  if (Opts.Specs) {
+    CurSpecs = *Opts.Specs;
+    Opts.Specs = &*CurSpecs;
+  }
+
   bool KernelFound = Req.Kernel.empty();
   for (size_t PI = 0; PI < Pipeline.size(); ++PI) {
     Pass &P = *Pipeline[PI];
@@ -192,7 +213,7 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
     RewriteResult Launches;
     std::map<std::string, tooling::Replacements> PassRepls =
         runPassOnce(P, **PF, Kernels, Req, KernelFound, Result.Explanations,
-                    Result.Conflicts, &Launches);
+                    Result.Conflicts, Opts, &Launches);
     if (!KernelFound)
       return createStringError(inconvertibleErrorCode(),
                                "%s: no kernel named '%s'", MainFile.c_str(),
@@ -218,11 +239,34 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
     Current = FileOverlay(Files.begin(), Files.end());
     Result.Applied.push_back(P.name().str());
     for (auto &[Kernel, L] : Launches.LaunchEdits) {
+      LaunchChange Change = L.change();
+      auto Follow = [&](KernelSpec &S) {
+        // The pass checked that its change applies; if it does not, later
+        // passes keep the spec's launch (launch-bounds stays conservative).
+        if (auto N = changedLaunch(S, Change))
+          S.Launch = std::move(*N);
+        else
+          consumeError(N.takeError());
+      };
+      auto Describes = [&](const KernelSpec &S) {
+        return S.Kernel == Kernel ||
+               StringRef(S.Kernel).starts_with(Kernel + "<");
+      };
+      if (CurSpec && (Describes(*CurSpec) || !CurSpecs))
+        Follow(*CurSpec);
+      if (CurSpecs)
+        for (KernelSpec &S : CurSpecs->Kernels)
+          if (Describes(S))
+            Follow(S);
       RewriteResult::LaunchEdit &To = Result.LaunchEdits[Kernel];
       if (L.BlockThreads)
         To.BlockThreads = L.BlockThreads;
       if (L.GridDivisor)
         To.GridDivisor = (To.GridDivisor ? To.GridDivisor : 1) * L.GridDivisor;
+      for (unsigned D = 0; D < 2; ++D)
+        if (L.BlockDivisor[D])
+          To.BlockDivisor[D] =
+              (To.BlockDivisor[D] ? To.BlockDivisor[D] : 1) * L.BlockDivisor[D];
     }
   }
 

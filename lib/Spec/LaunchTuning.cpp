@@ -132,6 +132,31 @@ Expected<LaunchSpec> divideGrid(const LaunchSpec &L, int64_t F) {
   return Out;
 }
 
+Expected<LaunchSpec> divideBlock(const LaunchSpec &L, unsigned Dim,
+                                 int64_t F) {
+  static const char *Axis[3] = {"x", "y", "z"};
+  auto Fail = [&](const Twine &Why) {
+    return createStringError(inconvertibleErrorCode(), "%s",
+                             ("launch.block " + Twine(Axis[Dim]) + " " + Why)
+                                 .str()
+                                 .c_str());
+  };
+  if (Dim > 1 || F < 1)
+    return Fail("cannot be divided by " + Twine(F));
+  int64_t V = 1;
+  if (!L.Block[Dim].empty()) {
+    auto N = L.Block[Dim].evalInt(Env());
+    if (!N)
+      return Fail("is not a constant (" + L.Block[Dim].text() + ")");
+    V = *N;
+  }
+  if (V % F != 0 || V / F < 1)
+    return Fail(Twine(V) + " is not a multiple of " + Twine(F));
+  LaunchSpec Out = L;
+  Out.Block[Dim] = SpecExpr::constant(V / F);
+  return Out;
+}
+
 Expected<LaunchSpec> changedLaunch(const KernelSpec &K, const LaunchChange &C) {
   LaunchSpec L = K.Launch;
   if (C.BlockThreads) {
@@ -155,7 +180,71 @@ Expected<LaunchSpec> changedLaunch(const KernelSpec &K, const LaunchChange &C) {
       return D.takeError();
     L = std::move(*D);
   }
+  const std::optional<int64_t> *Div[2] = {&C.BlockXDivisor, &C.BlockYDivisor};
+  for (unsigned Dim = 0; Dim < 2; ++Dim) {
+    if (!*Div[Dim])
+      continue;
+    if (!K.LaunchIsTunable)
+      return createStringError(
+          inconvertibleErrorCode(), "%s",
+          (K.where("launch") + "the spec does not mark the launch as the "
+                               "kernel's own (\"launch_tunable\": true)")
+              .c_str());
+    auto D = divideBlock(L, Dim, **Div[Dim]);
+    if (!D)
+      return createStringError(inconvertibleErrorCode(), "%s",
+                               (K.where("launch") + toString(D.takeError()))
+                                   .c_str());
+    L = std::move(*D);
+  }
   return L;
+}
+
+/// \p Obj (a launch object's text) with element \p Dim of its block array
+/// replaced by the number \p V; nullopt when the array is not found.
+static std::optional<std::string> setBlockText(StringRef Obj, unsigned Dim,
+                                               int64_t V) {
+  size_t K = Obj.find("\"block\"");
+  if (K == StringRef::npos)
+    return std::nullopt;
+  size_t I = Obj.find(':', K);
+  if (I == StringRef::npos)
+    return std::nullopt;
+  I = Obj.find_first_not_of(" \t\r\n", I + 1);
+  if (I == StringRef::npos || Obj[I] != '[')
+    return std::nullopt;
+  // Element Dim: skip Dim top-level commas (elements are numbers or strings).
+  size_t B = I + 1;
+  for (unsigned N = 0; N < Dim; ++N) {
+    size_t J = B;
+    while (J < Obj.size() && Obj[J] != ',' && Obj[J] != ']') {
+      if (Obj[J] == '"')
+        for (++J; J < Obj.size() && Obj[J] != '"'; ++J)
+          if (Obj[J] == '\\')
+            ++J;
+      ++J;
+    }
+    if (J >= Obj.size() || Obj[J] != ',')
+      return std::nullopt; // Fewer elements: not written by this function.
+    B = J + 1;
+  }
+  B = Obj.find_first_not_of(" \t\r\n", B);
+  if (B == StringRef::npos)
+    return std::nullopt;
+  size_t E = B;
+  if (Obj[B] == '"') {
+    for (E = B + 1; E < Obj.size() && Obj[E] != '"'; ++E)
+      if (Obj[E] == '\\')
+        ++E;
+    ++E;
+  } else {
+    while (E < Obj.size() && Obj[E] != ',' && Obj[E] != ']' &&
+           !isSpace(Obj[E]))
+      ++E;
+  }
+  if (E > Obj.size() || E == B)
+    return std::nullopt;
+  return (Obj.take_front(B) + std::to_string(V) + Obj.substr(E)).str();
 }
 
 /// \p Obj (a launch object's text) with the grid's x value wrapped in
@@ -311,6 +400,18 @@ Expected<std::string> retuneSpecText(StringRef Text, StringRef Path,
       auto D = divideGridText(New, *C.GridDivisor);
       if (!D)
         return Fail("kernel '" + Name + "': the launch's grid is not found");
+      New = std::move(*D);
+    }
+    for (unsigned Dim = 0; Dim < 2; ++Dim) {
+      if (!(Dim ? C.BlockYDivisor : C.BlockXDivisor))
+        continue;
+      auto V = Expected[K->Kernel].Block[Dim].evalInt(Env());
+      if (!V)
+        return Fail("kernel '" + Name + "': " + toString(V.takeError()));
+      auto D = setBlockText(New, Dim, *V);
+      if (!D)
+        return Fail("kernel '" + Name + "': the launch's block " +
+                    (Dim ? "y" : "x") + " is not found");
       New = std::move(*D);
     }
     Edits.emplace_back(B, E, std::move(New));

@@ -168,4 +168,54 @@ TEST(LaunchTuningTest, SpecTextWithDividedGrid) {
       << *B;
 }
 
+TEST(LaunchTuningTest, DividedBlock) {
+  // thread-coarsen: a 32 x 32 block made 16 x 8; the grid stays.
+  std::string Text = R"js({"version": 1, "kernels": {"mm": {
+    "shapes": {"s": {"n": 64}},
+    "args": {"p": {"dtype": "f32", "count": "n", "role": "output"}},
+    // a comment that stays
+    "launch": {"grid": ["cdiv(n, 32)", "cdiv(n, 32)", 1], "block": [32, "32", 1]},
+    "launch_tunable": true}}})js";
+  SpecFile S = load(Text);
+  LaunchChange C;
+  C.BlockXDivisor = 2;
+  C.BlockYDivisor = 4;
+  auto L = changedLaunch(*S.find("mm"), C);
+  ASSERT_TRUE(bool(L)) << toString(L.takeError());
+  EXPECT_EQ(L->Block[0].text(), "16");
+  EXPECT_EQ(L->Block[1].text(), "8");
+  EXPECT_EQ(L->Grid[0].text(), "cdiv(n, 32)");
+  auto New = retuneSpecText(Text, "t.astra.json", {"mm"}, C);
+  ASSERT_TRUE(bool(New)) << toString(New.takeError());
+  EXPECT_NE(New->find(R"js("block": [16, 8, 1])js"), std::string::npos)
+      << *New;
+  EXPECT_NE(New->find("// a comment that stays"), std::string::npos);
+  // A size the factor does not divide, a size that is not a constant, and
+  // a launch that is not the kernel's own are refused.
+  LaunchChange Y3;
+  Y3.BlockYDivisor = 3;
+  auto Bad = changedLaunch(*S.find("mm"), Y3);
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_NE(toString(Bad.takeError()).find("32 is not a multiple of 3"),
+            std::string::npos);
+  SpecFile Base = load(SpecText);
+  LaunchChange X2;
+  X2.BlockXDivisor = 2;
+  auto NotConst = changedLaunch(*Base.find("b"), X2);
+  ASSERT_FALSE(bool(NotConst));
+  EXPECT_NE(toString(NotConst.takeError()).find("is not a constant"),
+            std::string::npos);
+  auto NotOwn = changedLaunch(*Base.find("c"), X2);
+  ASSERT_FALSE(bool(NotOwn));
+  EXPECT_NE(toString(NotOwn.takeError()).find("launch_tunable"),
+            std::string::npos);
+  // A 1-D block is divided along x; dividing its absent y fails.
+  auto X = changedLaunch(*Base.find("a"), X2);
+  ASSERT_TRUE(bool(X)) << toString(X.takeError());
+  EXPECT_EQ(X->Block[0].text(), "128");
+  LaunchChange Y2;
+  Y2.BlockYDivisor = 2;
+  EXPECT_FALSE(bool(changedLaunch(*Base.find("a"), Y2)));
+}
+
 } // namespace

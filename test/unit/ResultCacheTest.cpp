@@ -51,6 +51,7 @@ protected:
     C.Params = {{"block-size.threads", "256"}};
     C.BlockThreads = 256;
     C.GridDivisor = 4;
+    C.BlockYDivisor = 4;
     C.Files[Cu] = O.Final[Cu];
     R.Outcome.Winner = C;
     ShapeTiming T;
@@ -109,6 +110,8 @@ TEST_F(ResultCacheTest, StoresAndFindsPerGpu) {
             (std::vector<std::string>{"restrict-const", "block-size"}));
   EXPECT_EQ(R.Outcome.Winner->BlockThreads, std::optional<int64_t>(256));
   EXPECT_EQ(R.Outcome.Winner->GridDivisor, std::optional<int64_t>(4));
+  EXPECT_EQ(R.Outcome.Winner->BlockYDivisor, std::optional<int64_t>(4));
+  EXPECT_EQ(R.Outcome.Winner->BlockXDivisor, std::nullopt);
   EXPECT_EQ(R.Outcome.Winner->Params.at("block-size.threads"), "256");
   EXPECT_DOUBLE_EQ(R.Outcome.WinnerEval.geomeanSpeedup(), 2.5);
   EXPECT_DOUBLE_EQ(R.Outcome.WinnerEval.Timings[0].CandidateRoofline, 0.75);

@@ -2,6 +2,7 @@
 #include "Common.h"
 #include "astra/Support/FileIO.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -98,6 +99,30 @@ parseUserFile(StringRef File, const CudaToolchain &TC,
   PO.Overlay = Overlay;
   PO.ShowWarnings = Verbose;
   return parseCuda(*Cmd, PO);
+}
+
+Expected<std::optional<LaunchSpec>>
+candidateLaunch(StringRef CandidateFile, StringRef Explicit,
+                const KernelSpec &Base) {
+  std::string Path = Explicit.empty() ? (CandidateFile + ".astra.json").str()
+                                      : Explicit.str();
+  if (Explicit.empty() && !sys::fs::exists(Path))
+    return std::nullopt;
+  auto Specs = loadSpecFor(CandidateFile, Path);
+  if (!Specs)
+    return Specs.takeError();
+  const KernelSpec *K = Specs->find(Base.Kernel);
+  if (!K)
+    return createStringError(inconvertibleErrorCode(),
+                             "%s has no entry for kernel '%s'", Path.c_str(),
+                             Base.Kernel.c_str());
+  bool Same = K->Launch.Shmem.text() == Base.Launch.Shmem.text();
+  for (unsigned I = 0; Same && I < 3; ++I)
+    Same = K->Launch.Grid[I].text() == Base.Launch.Grid[I].text() &&
+           K->Launch.Block[I].text() == Base.Launch.Block[I].text();
+  if (Same)
+    return std::nullopt;
+  return K->Launch;
 }
 
 } // namespace tool

@@ -5,6 +5,7 @@
 #include "astra/Frontend/CompileCommands.h"
 #include "astra/Frontend/CudaParser.h"
 #include "astra/Frontend/CudaToolchain.h"
+#include "astra/Spec/Spec.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/Error.h"
 
@@ -44,6 +45,14 @@ parseUserFile(llvm::StringRef File, const CudaToolchain &TC,
 
 // Entry points of the subcommands; each returns the process exit code.
 int runList(const Session &S);
+
+/// The launch a candidate file makes when it differs from \p Base's: from
+/// \p Explicit (--candidate-spec) or else the spec beside the candidate
+/// (`rewrite -i` keeps it in agreement when a pass changed the launch);
+/// nullopt when the candidate launches what \p Base says.
+llvm::Expected<std::optional<LaunchSpec>>
+candidateLaunch(llvm::StringRef CandidateFile, llvm::StringRef Explicit,
+                const KernelSpec &Base);
 
 } // namespace tool
 } // namespace astra

@@ -29,6 +29,11 @@ static cl::opt<std::string>
                   cl::desc("A rewritten file to time against the original"),
                   cl::value_desc("file"), cl::sub(ProfileCmd),
                   cl::cat(AstraCategory));
+static cl::opt<std::string> CandidateSpec(
+    "candidate-spec",
+    cl::desc("The candidate's spec, when its launch differs from the "
+             "original's (default: <candidate>.astra.json when it exists)"),
+    cl::value_desc("file"), cl::sub(ProfileCmd), cl::cat(AstraCategory));
 static cl::opt<std::string>
     KernelName("kernel",
                cl::desc("The kernel (as `list` names it; default: the only "
@@ -134,6 +139,10 @@ static int runProfile(const Session &S) {
     if (!Cand)
       return reportError("candidate: " + toString(Cand.takeError()));
     Job.Candidate = std::move(*Cand);
+    auto CL = candidateLaunch(CandidateFile, CandidateSpec, Job.Spec);
+    if (!CL)
+      return reportError("candidate: " + toString(CL.takeError()));
+    Job.CandidateLaunch = std::move(*CL);
   }
   Job.Shapes = ShapeNames;
   Job.Seeds = {SeedOpt};

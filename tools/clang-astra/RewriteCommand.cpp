@@ -57,12 +57,7 @@ followLaunchEdits(StringRef SpecPath, const SpecFile &Specs,
       return createStringError(inconvertibleErrorCode(),
                                "%s has no entry for kernel '%s'",
                                SpecPath.str().c_str(), Kernel.c_str());
-    LaunchChange C;
-    if (E.BlockThreads)
-      C.BlockThreads = E.BlockThreads;
-    if (E.GridDivisor)
-      C.GridDivisor = E.GridDivisor;
-    auto Next = retuneSpecText(New, SpecPath, Names, C);
+    auto Next = retuneSpecText(New, SpecPath, Names, E.change());
     if (!Next)
       return Next.takeError();
     New = std::move(*Next);
@@ -211,8 +206,13 @@ static int runRewriteCmd(const Session &S) {
         R->Original[absolutePath(SpecPath)] = NewSpec->first;
         R->Rewritten[absolutePath(SpecPath)] = NewSpec->second;
       } else {
+        std::vector<std::string> By;
+        for (const std::string &A : R->Applied)
+          if (A == "block-size" || A == "grid-coarsen" ||
+              A == "thread-coarsen")
+            By.push_back(A);
         warning(displayPath(File) + ": the launch changed (" +
-                join(R->Applied, ", ") + "); " + displayPath(SpecPath) +
+                join(By, ", ") + "); " + displayPath(SpecPath) +
                 " still describes the old launch (-i or --diff update it "
                 "too)");
       }

@@ -30,6 +30,11 @@ static cl::opt<std::string>
     CandidateFile("candidate", cl::desc("The rewritten file to test"),
                   cl::value_desc("file"), cl::sub(VerifyCmd),
                   cl::cat(AstraCategory));
+static cl::opt<std::string> CandidateSpec(
+    "candidate-spec",
+    cl::desc("The candidate's spec, when its launch differs from the "
+             "original's (default: <candidate>.astra.json when it exists)"),
+    cl::value_desc("file"), cl::sub(VerifyCmd), cl::cat(AstraCategory));
 static cl::opt<std::string>
     KernelName("kernel",
                cl::desc("The kernel (as `list` names it; default: the only "
@@ -133,6 +138,10 @@ static int runVerify(const Session &S) {
   if (!Cand)
     return reportError("candidate: " + toString(Cand.takeError()));
   Job.Candidate = std::move(*Cand);
+  auto CL = candidateLaunch(CandidateFile, CandidateSpec, Job.Spec);
+  if (!CL)
+    return reportError("candidate: " + toString(CL.takeError()));
+  Job.CandidateLaunch = std::move(*CL);
 
   Job.Shapes = ShapeNames;
   Job.Seeds = SeedOpt.getNumOccurrences() ? std::vector<uint64_t>{SeedOpt}

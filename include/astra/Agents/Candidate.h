@@ -61,10 +61,22 @@ struct Candidate {
   /// The factor the code divides the launch's grid x by, when grid-coarsen
   /// changed it; the spec's launch is divided the same way.
   std::optional<int64_t> GridDivisor;
+  /// The factors the code divides the block's x and y by, when
+  /// thread-coarsen changed them; the spec's launch is divided the same way.
+  std::optional<int64_t> BlockXDivisor, BlockYDivisor;
   std::string Rationale;
 
   /// The candidate's launch relative to the spec's.
-  LaunchChange launchChange() const { return {BlockThreads, GridDivisor}; }
+  LaunchChange launchChange() const {
+    return {BlockThreads, GridDivisor, BlockXDivisor, BlockYDivisor};
+  }
+  /// Takes the launch of \p C (a parent, or another kernel's winner).
+  void copyLaunch(const Candidate &C) {
+    BlockThreads = C.BlockThreads;
+    GridDivisor = C.GridDivisor;
+    BlockXDivisor = C.BlockXDivisor;
+    BlockYDivisor = C.BlockYDivisor;
+  }
 
   /// A stable hash of the files' contents; equal hashes are the same code.
   std::string contentHash() const;

@@ -120,6 +120,10 @@ public:
   /// (block-size), for the same reason.
   void setBlockThreads(int64_t N) { BlockThreads = N; }
   int64_t blockThreads() const { return BlockThreads; }
+  /// Records that the rewritten launch sites divide the block's x (\p Dim
+  /// 0) or y (1) size by \p F (thread-coarsen), for the same reason.
+  void setBlockDivisor(unsigned Dim, int64_t F) { BlockDivisor[Dim] = F; }
+  int64_t blockDivisor(unsigned Dim) const { return BlockDivisor[Dim]; }
 
 private:
   bool add(const clang::tooling::Replacement &R, clang::SourceLocation Loc);
@@ -134,6 +138,7 @@ private:
   std::vector<std::string> Conflicts;
   int64_t GridDivisor = 0;
   int64_t BlockThreads = 0;
+  int64_t BlockDivisor[2] = {0, 0};
 };
 
 class Pass {

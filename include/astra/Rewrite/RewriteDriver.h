@@ -11,6 +11,7 @@
 
 #include "astra/Frontend/CudaParser.h"
 #include "astra/Rewrite/Pass.h"
+#include "astra/Spec/LaunchTuning.h"
 
 #include "llvm/Support/Error.h"
 
@@ -48,6 +49,21 @@ struct RewriteResult {
   struct LaunchEdit {
     int64_t BlockThreads = 0;
     int64_t GridDivisor = 0;
+    /// thread-coarsen's divisors of the block's x and y (0: not changed).
+    int64_t BlockDivisor[2] = {0, 0};
+    /// The same, as a change of the spec's launch.
+    LaunchChange change() const {
+      LaunchChange C;
+      if (BlockThreads)
+        C.BlockThreads = BlockThreads;
+      if (GridDivisor)
+        C.GridDivisor = GridDivisor;
+      if (BlockDivisor[0])
+        C.BlockXDivisor = BlockDivisor[0];
+      if (BlockDivisor[1])
+        C.BlockYDivisor = BlockDivisor[1];
+      return C;
+    }
   };
   std::map<std::string, LaunchEdit> LaunchEdits;
   bool changed() const { return !Rewritten.empty(); }

@@ -63,8 +63,18 @@ llvm::Expected<LaunchSpec> divideGrid(const LaunchSpec &L, int64_t F);
 struct LaunchChange {
   std::optional<int64_t> BlockThreads;
   std::optional<int64_t> GridDivisor;
-  bool empty() const { return !BlockThreads && !GridDivisor; }
+  /// thread-coarsen: the block's x and y sizes divided by these (each
+  /// thread does the work of that many threads of the original block).
+  std::optional<int64_t> BlockXDivisor, BlockYDivisor;
+  bool empty() const {
+    return !BlockThreads && !GridDivisor && !BlockXDivisor && !BlockYDivisor;
+  }
 };
+
+/// \p L with block dimension \p Dim (0: x, 1: y) divided by \p F; the
+/// dimension must be a constant that \p F divides.
+llvm::Expected<LaunchSpec> divideBlock(const LaunchSpec &L, unsigned Dim,
+                                       int64_t F);
 
 /// The launch of \p K changed by \p C; fails, saying why, when the change
 /// does not apply (the spec does not allow tuning the block).
