@@ -516,6 +516,33 @@ TEST(OfflinePlanner, CoarsensTheGridAfterVectorizeAndVariesTheFactor) {
       Labels, "grid-stride+vectorize+grid-coarsen(grid-coarsen.factor=16)"));
 }
 
+TEST(OfflinePlanner, VariesTheBestRankedPassFirst) {
+  // sgemm-like: compute-bound, its pipeline has unroll (variants 4, 8)
+  // before thread-coarsen in the canonical order; with two candidates per
+  // round thread-coarsen's variants (ranked first for compute) come first.
+  KernelFacts F;
+  F.ApplicablePasses = {{"unroll", {}}, {"thread-coarsen", {}}};
+  F.ArithmeticIntensity = 100;
+  Evaluation Base, Good = twiceAsFast();
+  Candidate Best;
+  Best.Id = "r1c1";
+  Best.Origin = "passes";
+  Best.Lineage = {"unroll", "thread-coarsen"};
+  Best.BlockYDivisor = 4;
+  PlanningState St;
+  St.Facts = &F;
+  St.Baseline = &Base;
+  St.Round = 2;
+  St.Beam = {{&Best, &Good}};
+  OfflinePlanner P;
+  std::vector<std::string> Labels;
+  for (const Plan &Pl : P.propose(St, 2))
+    Labels.push_back(Pl.label());
+  EXPECT_EQ(join(Labels, " "),
+            "unroll+thread-coarsen(thread-coarsen.y=2) "
+            "unroll+thread-coarsen(thread-coarsen.y=8)");
+}
+
 TEST(OfflinePlanner, SweepsTheBlockSizeOfTheBestOrTheOriginal) {
   KernelFacts F;
   F.ApplicablePasses = {{"block-size", {}}, {"fast-math", {}}};
