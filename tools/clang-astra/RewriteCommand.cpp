@@ -192,8 +192,15 @@ static int runRewriteCmd(const Session &S) {
     // launch is changed the same way, so that verify, profile and optimize
     // keep launching what the code launches. Code whose spec cannot follow
     // is not written.
+    // The passes that changed the launch (what a rewritten spec is owed to).
+    std::vector<std::string> LaunchBy;
+    for (const std::string &A : R->Applied)
+      if (A == "block-size" || A == "grid-coarsen" || A == "thread-coarsen")
+        LaunchBy.push_back(A);
+    std::string SpecAbs;
     if (!R->LaunchEdits.empty() && Specs) {
       std::string SpecPath = SpecOpt.empty() ? specPathFor(File) : SpecOpt;
+      SpecAbs = absolutePath(SpecPath);
       auto NewSpec = followLaunchEdits(SpecPath, *Specs, R->LaunchEdits);
       if (!NewSpec) {
         Status = reportError(displayPath(File) +
@@ -206,13 +213,8 @@ static int runRewriteCmd(const Session &S) {
         R->Original[absolutePath(SpecPath)] = NewSpec->first;
         R->Rewritten[absolutePath(SpecPath)] = NewSpec->second;
       } else {
-        std::vector<std::string> By;
-        for (const std::string &A : R->Applied)
-          if (A == "block-size" || A == "grid-coarsen" ||
-              A == "thread-coarsen")
-            By.push_back(A);
         warning(displayPath(File) + ": the launch changed (" +
-                join(By, ", ") + "); " + displayPath(SpecPath) +
+                join(LaunchBy, ", ") + "); " + displayPath(SpecPath) +
                 " still describes the old launch (-i or --diff update it "
                 "too)");
       }
@@ -232,7 +234,7 @@ static int runRewriteCmd(const Session &S) {
           continue;
         }
         note("rewrote " + displayPath(Path) + " (" +
-             join(R->Applied, ", ") + ")");
+             join(Path == SpecAbs ? LaunchBy : R->Applied, ", ") + ")");
       }
       if (R->Rewritten.empty())
         note(displayPath(File) + ": no pass changed anything");

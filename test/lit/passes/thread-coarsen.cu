@@ -25,6 +25,10 @@
 // RUN: %clang-astra rewrite --passes=thread-coarsen --pass-opt=thread-coarsen.y=64 --kernel=mm --explain %t.dir/tc.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=BADOPT
 // BADOPT: thread-coarsen: not applied: --pass-opt=thread-coarsen.y=64 is not from 1 to 16
 // BADOPT-NOT: fired
+// launch-bounds after it bounds the block the code now launches (16 x 4),
+// not the spec's original 16 x 16.
+// RUN: %clang-astra rewrite --passes=thread-coarsen,launch-bounds --kernel=mm %t.dir/tc.cu -- -std=c++17 2>&1 | FileCheck %s --check-prefix=BOUNDS
+// BOUNDS: __global__ void __launch_bounds__(64) mm(
 // RUN: cp %s %t.dir/nospec.cu
 // RUN: %clang-astra rewrite --passes=thread-coarsen --kernel=mm --explain %t.dir/nospec.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=NOSPEC
 // NOSPEC: nospec.cu:[[@LINE+10]]:17: thread-coarsen: not applied: no workload spec
