@@ -723,7 +723,11 @@ void ThreadCoarsenPass::run(PassContext &PC) {
   for (const auto &[DS, Range] : DeclRanges) {
     std::string Text;
     for (const Decl *D : DS->decls()) {
-      const auto *V = cast<VarDecl>(D);
+      const auto *V = dyn_cast<VarDecl>(D);
+      if (!V)
+        return PC.refused(D->getLocation(),
+                          "a declaration beside a privatized local that is "
+                          "not a variable");
       std::string Name = V->getName().str();
       const Expr *Init = V->getInit();
       std::string InitText;
