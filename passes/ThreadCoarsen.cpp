@@ -773,6 +773,7 @@ void ThreadCoarsenPass::run(PassContext &PC) {
   std::map<const VarDecl *, unsigned> VarLaunches;
   unsigned Sites = 0;
   std::string Where;
+  std::set<unsigned> SeenLaunch;
   for (const CUDAKernelCallExpr *L : KL.Launches) {
     const CallExpr *Config = L->getConfig();
     SourceLocation LAt = L->getBeginLoc();
@@ -809,10 +810,12 @@ void ThreadCoarsenPass::run(PassContext &PC) {
       if (!E)
         return PC.refused(LAt, "the launch's block is not editable file text");
       Out.push_back(*E);
-      if (D.Dim == CDims.front().Dim) {
-        ++Sites;
-        Where += (Where.empty() ? "" : ", ") + posText(PC, LAt);
-      }
+    }
+    // Launches, not edits: two launches may share one block variable, and
+    // a template's instantiations share one launch.
+    if (SeenLaunch.insert(LAt.getRawEncoding()).second) {
+      ++Sites;
+      Where += (Where.empty() ? "" : ", ") + posText(PC, LAt);
     }
   }
   // A block variable edited for this kernel must serve nothing else.

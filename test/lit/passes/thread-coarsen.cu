@@ -94,6 +94,17 @@ void launch_rows2d(float *y, const float *x, int r, int c) {
   // XY: {{^}}  rows2d<<<dim3((c + 31) / 32, (r + 7) / 8), dim3((32) / 2, (8) / 2)>>>(y, x, r, c);
 }
 
+// Two launches share one block variable: it is edited once, both count.
+__global__ void twolaunch(float *y) { y[threadIdx.y * 32 + threadIdx.x] = 1.0f; }
+// EXPLAIN: tc.cu:[[@LINE-1]]:17: thread-coarsen: fired: block divided (y by 4) at 2 launch sites ({{.*}}tc.cu:[[@LINE+4]]:3, {{.*}}tc.cu:[[@LINE+6]]:5)
+void launch_twolaunch(float *y, bool twice) {
+  const dim3 block(32, 8);
+  // CHECK: {{^}}  const dim3 block(32, (8) / 4);
+  twolaunch<<<1, block>>>(y);
+  if (twice)
+    twolaunch<<<1, block>>>(y);
+}
+
 // Refused: a warp shuffle relies on the hardware's grouping of threads.
 __global__ void shfl(float *y) {
   float v = y[threadIdx.y * 32 + threadIdx.x];
