@@ -22,9 +22,15 @@
 // depend on the interleaving computes the same result. Kernels that rely on
 // the threads of a warp running in lockstep do, and are refused: warp
 // shuffles and votes, __syncwarp, barriers with a result, cooperative
-// groups, inline asm, volatile accesses. Also refused: per-copy statements
-// that leave the copy early (return, goto, a break or continue of a loop
-// around them), per-copy changes of a parameter, calls of user functions
+// groups, inline asm, volatile accesses. A per-copy statement of the
+// kernel's body that returns (a guard `if (i >= n) return;`) ends that copy
+// alone: it and every statement after it, to the end of the kernel, become
+// one per-copy block in which `return` is `continue` of the copy loop; the
+// block may hold no barrier (only some copies reach it) and no return inside
+// a loop or switch (where `continue` means something else), and the kernel
+// returns void. Also refused: per-copy statements that leave the copy early
+// otherwise (goto, a break or continue of a loop around them, a return
+// under uniform control), per-copy changes of a parameter, calls of user functions
 // that read built-in indices or synchronize (the copy's threadIdx would not
 // reach them), static locals, lambdas, and template kernels (not analyzed).
 // Every launch of the kernel is visible and its block's size along d is a
@@ -114,6 +120,12 @@ public:
   SourceLocation At;
   /// Per-copy statements, in source order.
   std::vector<const Stmt *> Leaves;
+  /// Where the tail starts: a per-copy statement of the kernel's body that
+  /// returns early, and everything after it, run as one per-copy block in
+  /// which `return` ends the copy (`continue` of the copy loop). Index into
+  /// Leaves; SIZE_MAX when there is no tail.
+  size_t Tail = SIZE_MAX;
+  std::vector<const ReturnStmt *> TailReturns;
   /// Declarations outside per-copy statements.
   std::vector<const DeclStmt *> Decls;
   std::set<const VarDecl *> Priv;
@@ -205,7 +217,8 @@ private:
 
   void walk(const Stmt *S);
   bool walkControl(const Stmt *S);
-  void leaf(const Stmt *S);
+  void leaf(const Stmt *S, bool Top);
+  bool tailReturns(const Stmt *S);
   std::string checkCallees(const Stmt *S, unsigned Depth) const;
 
   const PassContext &PC;
@@ -213,16 +226,32 @@ private:
   std::string Dims; ///< The coarsened dimensions ("y", "x", "yx").
   std::set<const Stmt *> ForcedLeaf;
   bool Changed = false;
+  bool TopLevel = false; ///< The statement walked is a child of the body.
 };
 
 void Coarsening::walk(const Stmt *S) {
   if (!S || !Why.empty())
     return;
   if (isa<CompoundStmt>(S)) {
-    for (const Stmt *C : S->children())
+    bool Body = S == FD->getBody();
+    for (const Stmt *C : S->children()) {
+      if (Body && Tail < Leaves.size()) {
+        // After an early return of one copy: per copy, whatever it is.
+        if (containsBarrier(C))
+          return fail(C->getBeginLoc(),
+                      "a barrier after a return that only some copies take");
+        if (!tailReturns(C))
+          return;
+        Leaves.push_back(C);
+        continue;
+      }
+      TopLevel = Body;
       walk(C);
+    }
     return;
   }
+  bool Top = TopLevel;
+  TopLevel = false;
   if (isa<NullStmt>(S) || isPlainBarrier(S))
     return;
   if (const auto *DS = dyn_cast<DeclStmt>(S)) {
@@ -233,7 +262,7 @@ void Coarsening::walk(const Stmt *S) {
     return fail(S->getBeginLoc(), "goto and labels are not analyzed");
   if (!ForcedLeaf.count(S) && walkControl(S))
     return;
-  leaf(S);
+  leaf(S, Top);
 }
 
 /// Walks into a loop or if whose header is uniform; false when \p S is not
@@ -289,7 +318,7 @@ bool Coarsening::walkControl(const Stmt *S) {
   return false;
 }
 
-void Coarsening::leaf(const Stmt *S) {
+void Coarsening::leaf(const Stmt *S, bool Top) {
   if (isa<AttributedStmt>(S) && (tainted(S) || hasEffect(S)))
     return fail(S->getBeginLoc(),
                 "a statement with attributes (a loop pragma?) that each copy "
@@ -302,11 +331,50 @@ void Coarsening::leaf(const Stmt *S) {
                     " (or on what threads compute separately)");
   if (!tainted(S) && !hasEffect(S))
     return; // Uniform: runs once for all copies.
-  if (const Stmt *E = findEarlyExit(S, /*ContinueExits=*/true))
-    return fail(E->getBeginLoc(),
-                "this leaves code that each copy runs separately early: one "
-                "copy's exit would end the others");
+  if (const Stmt *E = findEarlyExit(S, /*ContinueExits=*/true)) {
+    // A return at the kernel's top level ends the copy: with the rest of
+    // the body it becomes one per-copy block whose returns continue the
+    // copy loop.
+    if (!Top || !FD->getReturnType()->isVoidType() || !tailReturns(S))
+      return fail(E->getBeginLoc(),
+                  "this leaves code that each copy runs separately early: "
+                  "one copy's exit would end the others");
+    Tail = Leaves.size();
+  }
   Leaves.push_back(S);
+}
+
+/// Collects the returns of \p S for the tail; false (with Why) when \p S
+/// leaves otherwise, or returns from inside a loop or switch (where
+/// `continue` would mean something else).
+bool Coarsening::tailReturns(const Stmt *S) {
+  std::vector<std::pair<const Stmt *, bool>> Work = {{S, false}};
+  while (!Work.empty()) {
+    auto [T, Nested] = Work.back();
+    Work.pop_back();
+    if (!T || isa<LambdaExpr>(T))
+      continue;
+    if (const auto *RS = dyn_cast<ReturnStmt>(T)) {
+      if (Nested || RS->getRetValue()) {
+        fail(RS->getBeginLoc(), "a return inside a loop or switch of code "
+                                "that each copy runs separately");
+        return false;
+      }
+      TailReturns.push_back(RS);
+      continue;
+    }
+    if (isa<GotoStmt>(T) || isa<IndirectGotoStmt>(T) ||
+        ((isa<BreakStmt>(T) || isa<ContinueStmt>(T)) && !Nested)) {
+      fail(T->getBeginLoc(), "this leaves code that each copy runs "
+                             "separately early");
+      return false;
+    }
+    bool In = Nested || isa<ForStmt>(T) || isa<WhileStmt>(T) ||
+              isa<DoStmt>(T) || isa<SwitchStmt>(T) || isa<CXXForRangeStmt>(T);
+    for (const Stmt *C : T->children())
+      Work.push_back({C, In});
+  }
+  return true;
 }
 
 /// Why a function called from \p S cannot run on behalf of one copy (it
@@ -393,6 +461,8 @@ bool Coarsening::analyze() {
   for (unsigned Round = 0; Round < 64; ++Round) {
     Leaves.clear();
     Decls.clear();
+    TailReturns.clear();
+    Tail = SIZE_MAX;
     Changed = false;
     walk(Body);
     if (!Why.empty())
@@ -419,8 +489,19 @@ bool Coarsening::analyze() {
                    P->getName() + "'");
           return false;
         }
-    if (!Changed)
+    if (!Changed) {
+      // A local whose declaration ended up inside per-copy code (a loop
+      // that became per-copy, the tail after a return) is the copy's own
+      // already: only locals declared outside per-copy code get arrays.
+      std::set<const VarDecl *> Outside;
+      for (const DeclStmt *DS : Decls)
+        for (const Decl *D : DS->decls())
+          if (const auto *V = dyn_cast<VarDecl>(D))
+            Outside.insert(V);
+      for (auto It = Priv.begin(); It != Priv.end();)
+        It = Outside.count(*It) ? std::next(It) : Priv.erase(It);
       return true;
+    }
   }
   fail(FD->getLocation(), "the analysis did not settle");
   return false;
@@ -581,8 +662,11 @@ void ThreadCoarsenPass::run(PassContext &PC) {
             " < " + D.By + "; ++" + D.Var + ") ";
   Open += "{ ";
   std::vector<Edit> Edits;
-  for (const Stmt *L : C.Leaves) {
-    SourceLocation E = endOfStatement(L, SM, PC.langOpts());
+  for (size_t I = 0; I < C.Leaves.size(); ++I) {
+    // The tail is one block: from its first statement to the body's last.
+    const Stmt *L = C.Leaves[I];
+    const Stmt *Last = I == C.Tail ? C.Leaves.back() : L;
+    SourceLocation E = endOfStatement(Last, SM, PC.langOpts());
     auto B = Offset(L->getBeginLoc()), End = Offset(E);
     if (!B || !End)
       return PC.refused(L->getBeginLoc(),
@@ -590,6 +674,17 @@ void ThreadCoarsenPass::run(PassContext &PC) {
     CopyRanges.push_back({*B, *End});
     Edits.push_back({*B, 0, Open, L->getBeginLoc(), 1});
     Edits.push_back({*End, 0, " } }", E, 0});
+    if (I == C.Tail)
+      break;
+  }
+  // In the tail a return ends the copy, not the thread.
+  for (const ReturnStmt *RS : C.TailReturns) {
+    auto B = Offset(RS->getBeginLoc());
+    auto E = makeTokenEdit(PC, SourceRange(RS->getBeginLoc()), "continue");
+    if (!B || !E)
+      return PC.refused(RS->getBeginLoc(),
+                        "this return is not editable file text (a macro?)");
+    Edits.push_back({*B, E->Length, "continue", RS->getBeginLoc(), 2});
   }
   std::map<const DeclStmt *, std::pair<unsigned, unsigned>> DeclRanges;
   for (const DeclStmt *DS : C.Decls) {

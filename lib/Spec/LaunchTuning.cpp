@@ -211,10 +211,13 @@ static std::optional<std::string> setBlockText(StringRef Obj, unsigned Dim,
   if (I == StringRef::npos)
     return std::nullopt;
   I = Obj.find_first_not_of(" \t\r\n", I + 1);
-  if (I == StringRef::npos || Obj[I] != '[')
+  if (I == StringRef::npos)
     return std::nullopt;
+  bool Scalar = Obj[I] != '[';
+  if (Scalar && Dim != 0)
+    return std::nullopt; // "block": 256 has y = 1.
   // Element Dim: skip Dim top-level commas (elements are numbers or strings).
-  size_t B = I + 1;
+  size_t B = Scalar ? I : I + 1;
   for (unsigned N = 0; N < Dim; ++N) {
     size_t J = B;
     while (J < Obj.size() && Obj[J] != ',' && Obj[J] != ']') {
@@ -239,7 +242,7 @@ static std::optional<std::string> setBlockText(StringRef Obj, unsigned Dim,
     ++E;
   } else {
     while (E < Obj.size() && Obj[E] != ',' && Obj[E] != ']' &&
-           !isSpace(Obj[E]))
+           Obj[E] != '}' && !isSpace(Obj[E]))
       ++E;
   }
   if (E > Obj.size() || E == B)

@@ -209,10 +209,23 @@ TEST(LaunchTuningTest, DividedBlock) {
   ASSERT_FALSE(bool(NotOwn));
   EXPECT_NE(toString(NotOwn.takeError()).find("launch_tunable"),
             std::string::npos);
-  // A 1-D block is divided along x; dividing its absent y fails.
+  // A 1-D block is divided along x, in the spec's text too (a bare number
+  // and a string); dividing its absent y fails.
   auto X = changedLaunch(*Base.find("a"), X2);
   ASSERT_TRUE(bool(X)) << toString(X.takeError());
   EXPECT_EQ(X->Block[0].text(), "128");
+  auto XText = retuneSpecText(SpecText, "t.astra.json", {"a"}, X2);
+  ASSERT_TRUE(bool(XText)) << toString(XText.takeError());
+  EXPECT_NE(XText->find(R"js("grid": "(n + 255) / 256", "block": 128, "shmem": "256 * 4")js"),
+            std::string::npos)
+      << *XText;
+  std::string Str = R"js({"version": 1, "kernels": {"k": {
+    "shapes": {"s": {"n": 10}},
+    "args": {"p": {"dtype": "f32", "count": "n", "role": "output"}},
+    "launch": {"grid": "n", "block": "256"}, "launch_tunable": true}}})js";
+  auto SText = retuneSpecText(Str, "s.astra.json", {"k"}, X2);
+  ASSERT_TRUE(bool(SText)) << toString(SText.takeError());
+  EXPECT_NE(SText->find(R"js("block": 128})js"), std::string::npos) << *SText;
   LaunchChange Y2;
   Y2.BlockYDivisor = 2;
   EXPECT_FALSE(bool(changedLaunch(*Base.find("a"), Y2)));

@@ -126,15 +126,43 @@ __global__ void ybarrier(float *y) {
 }
 void launch_ybarrier(float *y) { ybarrier<<<1, dim3(1, 8)>>>(y); }
 
-// Refused: one copy's return would end the others.
+// A guard that returns: from it to the end of the kernel, one block per
+// copy, in which the return ends the copy (continue), not the thread.
 __global__ void early(float *y, int n) {
   const int i = blockIdx.y * blockDim.y + threadIdx.y;
   if (i >= n)
     return;
-  // EXPLAIN: tc.cu:[[@LINE-1]]:5: thread-coarsen: not applied: this leaves code that each copy runs separately early
   y[i] = 1.0f;
+  // CHECK: {{^}}  { _Pragma("unroll") for (int astra_cy = 0; astra_cy < 4; ++astra_cy) { if (i[astra_cy] >= n)
+  // CHECK-NEXT: {{^}}    continue;
+  // CHECK-NEXT: {{^}}  y[i[astra_cy]] = 1.0f; } }
 }
+// EXPLAIN: tc.cu:[[@LINE-9]]:17: thread-coarsen: fired: block divided (y by 4)
 void launch_early(float *y, int n) { early<<<dim3(1, (n + 7) / 8), dim3(1, 8)>>>(y, n); }
+
+// Refused: a return from inside a loop of per-copy code (continue would
+// mean the loop's next iteration).
+__global__ void loopret(float *y, int n) {
+  for (int k = threadIdx.y; k < n; k += 8) {
+    if (y[k] < 0.0f)
+      return;
+    // EXPLAIN: tc.cu:[[@LINE-1]]:7: thread-coarsen: not applied: a return inside a loop or switch of code that each copy runs separately
+    y[k] = 1.0f;
+  }
+}
+void launch_loopret(float *y, int n) { loopret<<<1, dim3(1, 8)>>>(y, n); }
+
+// Refused: a barrier after a return that only some copies take.
+__global__ void retbar(float *y, int n) {
+  __shared__ float s[8];
+  if (threadIdx.y >= n)
+    return;
+  s[threadIdx.y] = 1.0f;
+  __syncthreads();
+  // EXPLAIN: tc.cu:[[@LINE-1]]:3: thread-coarsen: not applied: a barrier after a return that only some copies take
+  y[threadIdx.y] = s[0];
+}
+void launch_retbar(float *y, int n) { retbar<<<1, dim3(1, 8)>>>(y, n); }
 
 // Refused: a copy would change the parameter the others read.
 __global__ void parmwrite(float *y, int n) {
