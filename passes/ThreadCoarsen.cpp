@@ -607,19 +607,13 @@ void ThreadCoarsenPass::run(PassContext &PC) {
   if (Specs.empty())
     return PC.refused(Loc, "no workload spec: the block to divide is the "
                            "spec's launch.block too (--spec)");
-  for (const KernelSpec *S : Specs) {
-    if (!S->LaunchIsTunable)
-      return PC.refused(Loc, S->where("launch") +
-                                 "the spec does not mark the launch as the "
-                                 "kernel's own (\"launch_tunable\": true)");
-    LaunchSpec L = S->Launch;
-    for (const CDim &D : CDims) {
-      auto N = divideBlock(L, D.Idx, D.F);
-      if (!N)
-        return PC.refused(Loc, S->where("launch") + toString(N.takeError()));
-      L = std::move(*N);
-    }
-  }
+  // The spec's launch must follow: the same check the optimizer makes.
+  LaunchChange Change;
+  for (const CDim &D : CDims)
+    (D.Idx ? Change.BlockYDivisor : Change.BlockXDivisor) = D.F;
+  for (const KernelSpec *S : Specs)
+    if (auto L = changedLaunch(*S, Change); !L)
+      return PC.refused(Loc, toString(L.takeError()));
 
   Coarsening C(PC, FD, Dims);
   if (!C.analyze())

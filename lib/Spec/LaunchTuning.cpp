@@ -168,13 +168,16 @@ Expected<LaunchSpec> changedLaunch(const KernelSpec &K, const LaunchChange &C) {
       return R.takeError();
     L = std::move(*R);
   }
+  // Grid and block divisions change a launch the spec must mark as the
+  // kernel's own (block-size checks that in tunableBlockLiteral).
+  if ((C.GridDivisor || C.BlockXDivisor || C.BlockYDivisor) &&
+      !K.LaunchIsTunable)
+    return createStringError(
+        inconvertibleErrorCode(), "%s",
+        (K.where("launch") + "the spec does not mark the launch as the "
+                             "kernel's own (\"launch_tunable\": true)")
+            .c_str());
   if (C.GridDivisor) {
-    if (!K.LaunchIsTunable)
-      return createStringError(
-          inconvertibleErrorCode(), "%s",
-          (K.where("launch") + "the spec does not mark the launch as the "
-                               "kernel's own (\"launch_tunable\": true)")
-              .c_str());
     auto D = divideGrid(L, *C.GridDivisor);
     if (!D)
       return D.takeError();
@@ -184,12 +187,6 @@ Expected<LaunchSpec> changedLaunch(const KernelSpec &K, const LaunchChange &C) {
   for (unsigned Dim = 0; Dim < 2; ++Dim) {
     if (!*Div[Dim])
       continue;
-    if (!K.LaunchIsTunable)
-      return createStringError(
-          inconvertibleErrorCode(), "%s",
-          (K.where("launch") + "the spec does not mark the launch as the "
-                               "kernel's own (\"launch_tunable\": true)")
-              .c_str());
     auto D = divideBlock(L, Dim, **Div[Dim]);
     if (!D)
       return createStringError(inconvertibleErrorCode(), "%s",
