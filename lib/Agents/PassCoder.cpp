@@ -57,8 +57,8 @@ Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,
   }
   // A launch pass that refused leaves the launch alone and is not part of
   // the candidate's lineage.
-  for (StringRef Launch : {"block-size", "grid-coarsen", "thread-coarsen"})
-    if (is_contained(P.Passes, Launch) && !is_contained(R->Applied, Launch)) {
+  for (const std::string &Launch : P.Passes)
+    if (changesLaunch(Launch) && !is_contained(R->Applied, Launch)) {
       C.Lineage.erase(
           std::find(C.Lineage.rbegin(), C.Lineage.rend(), Launch).base() - 1);
       if (Launch == "block-size")

@@ -195,7 +195,7 @@ static int runRewriteCmd(const Session &S) {
     // The passes that changed the launch (what a rewritten spec is owed to).
     std::vector<std::string> LaunchBy;
     for (const std::string &A : R->Applied)
-      if (A == "block-size" || A == "grid-coarsen" || A == "thread-coarsen")
+      if (changesLaunch(A))
         LaunchBy.push_back(A);
     std::string SpecAbs;
     if (!R->LaunchEdits.empty() && Specs) {

@@ -141,6 +141,13 @@ private:
   int64_t BlockDivisor[2] = {0, 0};
 };
 
+/// Whether pass \p Name changes a kernel's launch (block size, grid, block
+/// shape), so that the spec's launch must change with the code.
+inline bool changesLaunch(llvm::StringRef Name) {
+  return Name == "block-size" || Name == "grid-coarsen" ||
+         Name == "thread-coarsen";
+}
+
 class Pass {
 public:
   virtual ~Pass();
