@@ -15,6 +15,7 @@
 #include "LaunchBounds.h"
 #include "Index32.h"
 #include "WarpReduce.h"
+#include "WarpScan.h"
 #include "Hoist.h"
 #include "BlockSize.h"
 #include "SmemTranspose.h"
@@ -41,6 +42,7 @@ const std::vector<PassInfo> &allPasses() {
       info<LaunchBoundsPass>(),
       info<Index32Pass>(),
       info<WarpReducePass>(),
+      info<WarpScanPass>(),
       info<HoistPass>(),
       info<BlockSizePass>(),
       info<GridCoarsenPass>(),

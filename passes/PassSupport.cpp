@@ -7,6 +7,7 @@
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
+#include "clang/AST/TypeLoc.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
@@ -509,6 +510,59 @@ bool mayModify(const Stmt *S, const VarDecl *V) {
     if (mayModify(C, V))
       return true;
   return false;
+}
+
+bool readsBuiltinIndex(const Expr *E, StringRef Builtin,
+                       const FunctionDecl *FD) {
+  if (!E)
+    return false;
+  E = E->IgnoreParenImpCasts();
+  if (cudaBuiltinIndex(E) == Builtin)
+    return true;
+  const auto *DRE = dyn_cast<DeclRefExpr>(E);
+  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
+  return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
+         V->getType()->isIntegerType() && V->getInit() &&
+         cudaBuiltinIndex(V->getInit()->IgnoreParenImpCasts()) == Builtin &&
+         FD && !mayModify(FD->getBody(), V);
+}
+
+SourceLocation findMultiDimIndex(const Stmt *S, std::string &What) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    bool VisitPseudoObjectExpr(PseudoObjectExpr *E) {
+      std::string B = cudaBuiltinIndex(E);
+      if (B == "threadIdx.y" || B == "threadIdx.z") {
+        Found = E->getBeginLoc();
+        What = B;
+        return false;
+      }
+      return true;
+    }
+    SourceLocation Found;
+    std::string What;
+  } F;
+  F.TraverseStmt(const_cast<Stmt *>(S));
+  What = F.What;
+  return F.Found;
+}
+
+std::string lineIndent(const PassContext &PC, SourceLocation Loc) {
+  return Lexer::getIndentationForLine(
+             PC.sourceManager().getExpansionLoc(Loc), PC.sourceManager())
+      .str();
+}
+
+std::string arrayElementTypeText(const PassContext &PC, const VarDecl *V) {
+  TypeLoc TL = V->getTypeSourceInfo()->getTypeLoc();
+  if (auto ATL = TL.getAs<ArrayTypeLoc>()) {
+    std::string T = PC.text(ATL.getElementLoc().getSourceRange());
+    if (!T.empty())
+      return T;
+  }
+  QualType Elem =
+      PC.astContext().getAsArrayType(V->getType())->getElementType();
+  return Elem.getUnqualifiedType().getAsString(
+      PC.astContext().getPrintingPolicy());
 }
 
 /// Whether a spec entry named \p N describes kernel \p K (or one of its

@@ -223,6 +223,27 @@ std::vector<const KernelSpec *> specsOf(const PassOptions &O,
 const KernelSpec *specForBody(const std::vector<const KernelSpec *> &Specs,
                               llvm::StringRef Label);
 
+/// Whether \p E reads the CUDA builtin \p Builtin ("threadIdx.x"), directly
+/// or through a local integer variable of \p FD initialized to it and never
+/// changed (`const int tid = threadIdx.x;`).
+bool readsBuiltinIndex(const clang::Expr *E, llvm::StringRef Builtin,
+                       const clang::FunctionDecl *FD);
+
+/// The first read of threadIdx.y or threadIdx.z under \p S, with its name in
+/// \p What; invalid when there is none. Shared-memory idioms indexed by
+/// threadIdx.x alone (tree reductions, scans) assume a 1-D block.
+clang::SourceLocation findMultiDimIndex(const clang::Stmt *S,
+                                        std::string &What);
+
+/// The indentation of the line holding \p Loc (its expansion location).
+std::string lineIndent(const PassContext &PC, clang::SourceLocation Loc);
+
+/// The element type of the array variable \p V as written (`T` in a
+/// template, so that every instantiation's edit has the same text), else as
+/// printed.
+std::string arrayElementTypeText(const PassContext &PC,
+                                 const clang::VarDecl *V);
+
 /// "<file:line:col>" of \p Loc for messages.
 std::string posText(const PassContext &PC, clang::SourceLocation Loc);
 

@@ -52,6 +52,10 @@ const std::vector<PassTraits> &traits() {
       {"warp-reduce", 2, 2,
        "warp shuffles replace shared-memory tree steps and their barriers",
        {}},
+      {"warp-scan", 2, 2,
+       "warp shuffles replace the shared-memory steps of a block scan and "
+       "their two barriers per step",
+       {}},
       {"hoist", 3, 1, "loop-invariant math and divisions leave the loop", {}},
       {"restrict-const", 4, 5,
        "const and __restrict__ let loads use the read-only path and stay in "
@@ -95,7 +99,7 @@ int pipelineOrder(StringRef Name) {
   // late: its per-copy arrays hide the idioms other passes look for
   // (index32 cannot bound `r[astra_cy]`), so they run on the code before.
   static const char *Order[] = {"restrict-const", "smem-transpose",
-                                "grid-stride",    "warp-reduce",
+                                "grid-stride",    "warp-reduce",   "warp-scan",
                                 "hoist",          "vectorize",   "ldg",
                                 "fast-math",      "unroll",      "index32",
                                 "thread-coarsen",
