@@ -301,6 +301,12 @@ public:
   /// Whether calling \p FD has no effect but its value, and the value
   /// depends only on the arguments.
   bool pureCallee(const FunctionDecl *FD, unsigned Depth = 0);
+  /// Whether \p FD returns the same value to every thread of a block that
+  /// calls it, whatever the arguments: a block-wide reduction helper
+  /// (`block_reduce_sum(v)`) whose every return reads shared memory at an
+  /// index the same for every thread (`return s[0];`, `const float r =
+  /// s[0]; ...; return r;`) or calls such a helper.
+  bool blockUniformCallee(const FunctionDecl *FD, unsigned Depth = 0);
 
   Use accessUse(const ArraySubscriptExpr *ASE) const;
   /// Whether the statement holding \p E runs in every iteration of \p L.
@@ -333,6 +339,10 @@ private:
   std::map<std::pair<const VarDecl *, int>, bool> UniformMemo;
   SmallPtrSet<const VarDecl *, 8> InProgress;
   DenseMap<const FunctionDecl *, bool> PureMemo;
+  DenseMap<const FunctionDecl *, bool> BlockUniformMemo;
+  /// False while judging a helper's body for blockUniformCallee: its
+  /// parameters hold each thread's own argument.
+  bool ParamsUniform = true;
 };
 
 bool LoopAnalyzer::uniformVar(const VarDecl *V, LoopKind K) {
@@ -352,7 +362,7 @@ bool LoopAnalyzer::uniformVar(const VarDecl *V, LoopKind K) {
   else if (T->isReferenceType())
     R = false;
   else if (isa<ParmVarDecl>(V))
-    R = !modified(V);
+    R = ParamsUniform && !modified(V);
   else {
     InProgress.insert(V);
     if (!modified(V)) {
@@ -455,6 +465,11 @@ bool LoopAnalyzer::uniform(const Expr *E, LoopKind K) {
   if (const auto *BTE = dyn_cast<CXXBindTemporaryExpr>(E))
     return uniform(BTE->getSubExpr(), K);
   if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    // A block-wide reduction's result: the same in every thread of the
+    // block whatever each passed, so uniform for a block-stride loop (not
+    // across the blocks of a grid-stride one).
+    if (K == LoopKind::Block && blockUniformCallee(CE->getDirectCallee()))
+      return true;
     if (!pureCallee(CE->getDirectCallee()))
       return false;
     if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE))
@@ -591,6 +606,46 @@ bool LoopAnalyzer::pureCallee(const FunctionDecl *FD, unsigned Depth) {
   PC.TraverseStmt(Def->getBody());
   PureMemo[FD] = PC.Pure;
   return PC.Pure;
+}
+
+bool LoopAnalyzer::blockUniformCallee(const FunctionDecl *FD,
+                                      unsigned Depth) {
+  const FunctionDecl *Def = nullptr;
+  if (!FD || Depth >= 4 || isSystemFunction(SM, FD) || !FD->hasBody(Def) ||
+      isa<CXXMethodDecl>(FD) || !FD->getReturnType()->isScalarType())
+    return false;
+  auto [It, New] = BlockUniformMemo.try_emplace(FD, false);
+  if (!New)
+    return It->second; // Recursion: not shown.
+  // Judged like a kernel body, with one difference: the parameters hold
+  // each thread's own argument. A read of shared memory at a uniform index
+  // counts as uniform here for the reason it does in a kernel's block-stride
+  // loop: the program is race-free, so the threads read it after the
+  // barrier that follows its last write (block_reduce's `buf[0]`).
+  LoopAnalyzer Helper(Ctx, Def, Opt);
+  Helper.ParamsUniform = false;
+  struct Returns : RecursiveASTVisitor<Returns> {
+    bool VisitReturnStmt(ReturnStmt *R) {
+      Values.push_back(R->getRetValue());
+      return true;
+    }
+    bool TraverseLambdaExpr(LambdaExpr *) { return true; }
+    std::vector<const Expr *> Values;
+  } Rets;
+  Rets.TraverseStmt(Def->getBody());
+  bool R = !Rets.Values.empty();
+  for (const Expr *V : Rets.Values) {
+    const Expr *E = V ? V->IgnoreParenImpCasts() : nullptr;
+    if (const auto *CE = E ? dyn_cast<CallExpr>(E) : nullptr;
+        CE && Helper.blockUniformCallee(CE->getDirectCallee(), Depth + 1))
+      continue;
+    if (!Helper.uniform(V, LoopKind::Block)) {
+      R = false;
+      break;
+    }
+  }
+  BlockUniformMemo[FD] = R;
+  return R;
 }
 
 Use LoopAnalyzer::accessUse(const ArraySubscriptExpr *ASE) const {
@@ -1471,6 +1526,11 @@ std::string LoopWriter::write(const LoopPlan &P, std::string &Why) {
   bool Dependent = false;
   for (const Group &G : P.Groups) {
     std::string N = "astra_" + G.Ptr->getNameAsString();
+    // The loop's own names (astra_vec, astra_jv, astra_k, astra_q) must not
+    // be a buffer's: a pointer `q` would make `astra_q` both.
+    if (N == "astra_vec" || N == "astra_jv" || N == "astra_k" ||
+        N == "astra_q")
+      N += "_elems";
     if (PerPointer[G.Ptr] > 1)
       N += "_" + std::to_string(Seen[G.Ptr]++);
     Names.push_back(N);

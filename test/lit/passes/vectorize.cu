@@ -152,6 +152,63 @@ __global__ void fused_add_rmsnorm(T *__restrict__ input, T *__restrict__ residua
   // EXPLAIN: vectorize.cu:[[@LINE-4]]:3: vectorize: fired: block-stride loop over 'j': 16-byte vector accesses to residual, input, weight
 }
 
+// A block reduction helper's result is the same in every thread of the
+// block (it returns shared memory read at index 0 after a barrier), so a
+// block-stride loop that reads it is vectorized: the second loop of a
+// per-row quantization. The output pointer is named q, like the loop's own
+// chunk counter astra_q: its buffer gets another name.
+__device__ float row_max(float v) {
+  __shared__ float red[1024];
+  red[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s)
+      red[threadIdx.x] = fmaxf(red[threadIdx.x], red[threadIdx.x + s]);
+    __syncthreads();
+  }
+  const float result = red[0];
+  __syncthreads();
+  return result;
+}
+__device__ float row_max_of(float v) { return row_max(v); }
+// Not the same in every thread: each adds its own v.
+__device__ float own_plus_max(float v) { return v + row_max(v); }
+// CHECK-LABEL: {{^}}__global__ void quant_row(
+// CHECK: {{^}}      alignas(16) signed char astra_q_elems[astra_vec];
+// CHECK: {{^}}        astra_q_elems[astra_k] = (signed char)(astra_x[astra_k] * scale);
+// CHECK: {{^}}      *reinterpret_cast<uint4 *>(q + (row * n + astra_jv * astra_vec)) = *reinterpret_cast<const uint4 *>(astra_q_elems);
+__global__ void quant_row(const float *__restrict__ x, signed char *__restrict__ q, int n) {
+  const long row = blockIdx.x;
+  float m = 0.f;
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    m = fmaxf(m, fabsf(x[row * n + j]));
+  const float scale = 127.f / row_max_of(m);
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    q[row * n + j] = (signed char)(x[row * n + j] * scale);
+  // EXPLAIN: vectorize.cu:[[@LINE-2]]:3: vectorize: fired: block-stride loop over 'j': 16-byte vector accesses to q, x (16 elements per thread and step)
+}
+// CHECK-LABEL: {{^}}__global__ void own_scale(
+// CHECK: {{^}}  for (int j = threadIdx.x; j < n; j += blockDim.x)
+// CHECK-NEXT: {{^}}    q[row * n + j] = (signed char)(x[row * n + j] * scale);
+__global__ void own_scale(const float *__restrict__ x, signed char *__restrict__ q, int n) {
+  const long row = blockIdx.x;
+  const float scale = own_plus_max(x[row * n + threadIdx.x]);
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    q[row * n + j] = (signed char)(x[row * n + j] * scale);
+  // EXPLAIN: vectorize.cu:[[@LINE-1]]:53: vectorize: not applied: the body reads 'scale', which is not provably the same for every thread that shares the loop
+}
+// A grid-stride loop is shared by the threads of every block: one block's
+// reduction is not the same in the others.
+// CHECK-LABEL: {{^}}__global__ void grid_scale(
+// CHECK: {{^}}  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+// CHECK-NEXT: {{^}}    y[i] = x[i] * s;
+__global__ void grid_scale(const float *__restrict__ x, float *__restrict__ y, int n) {
+  const float s = row_max(x[threadIdx.x]);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    y[i] = x[i] * s;
+  // EXPLAIN: vectorize.cu:[[@LINE-1]]:19: vectorize: not applied: the body reads 's', which is not provably the same for every thread that shares the loop
+}
+
 // An elementwise float kernel already in grid-stride form: 4 floats per
 // access, the start and step of the grid kept.
 // CHECK-LABEL: {{^}}__global__ void scale_add(
