@@ -11,6 +11,7 @@
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/FoldingSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -750,6 +751,99 @@ static const Stmt *findEarlyExit(const Stmt *S, bool ContinueExits,
 
 const Stmt *findEarlyExit(const Stmt *S, bool ContinueExits) {
   return findEarlyExit(S, ContinueExits, false, false);
+}
+
+bool sameExpr(const ASTContext &Ctx, const Expr *A, const Expr *B) {
+  llvm::FoldingSetNodeID IA, IB;
+  A->IgnoreParenImpCasts()->Profile(IA, Ctx, /*Canonical=*/true);
+  B->IgnoreParenImpCasts()->Profile(IB, Ctx, /*Canonical=*/true);
+  return IA == IB;
+}
+
+bool mentionsDecl(const Stmt *S, const ValueDecl *D) {
+  struct Finder : RecursiveASTVisitor<Finder> {
+    const ValueDecl *D;
+    bool Found = false;
+    bool VisitDeclRefExpr(DeclRefExpr *R) {
+      Found |= R->getDecl() == D;
+      return !Found;
+    }
+  } F;
+  F.D = D;
+  F.TraverseStmt(const_cast<Stmt *>(S));
+  return F.Found;
+}
+
+std::optional<ArgCombine> matchArgCombine(const ASTContext &Ctx,
+                                          const IfStmt *If) {
+  if (!If || If->getElse() || If->getInit() || If->getConditionVariable())
+    return std::nullopt;
+  const auto *Then = dyn_cast<CompoundStmt>(If->getThen());
+  if (!Then || Then->size() != 2)
+    return std::nullopt;
+  std::array<const BinaryOperator *, 2> As{};
+  for (unsigned I = 0; I < 2; ++I) {
+    const auto *E = dyn_cast<Expr>(Then->body_begin()[I]);
+    As[I] = E ? dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts()) : nullptr;
+    if (!As[I] || As[I]->getOpcode() != BO_Assign)
+      return std::nullopt;
+  }
+  // The new pair is read after the first assignment: it must not read what
+  // the step assigns.
+  for (const BinaryOperator *L : As) {
+    const VarDecl *D = lvalueVar(L->getLHS(), /*ThroughLocalArrays=*/true);
+    if (!D || mentionsDecl(As[0]->getRHS(), D) ||
+        mentionsDecl(As[1]->getRHS(), D))
+      return std::nullopt;
+  }
+  const auto *Or = dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+  if (!Or || Or->getOpcode() != BO_LOr)
+    return std::nullopt;
+  auto Bin = [](const Expr *E, BinaryOperatorKind K) -> const BinaryOperator * {
+    const auto *BO = dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts());
+    return BO && BO->getOpcode() == K ? BO : nullptr;
+  };
+  /// `Small < Big` or `Big > Small`.
+  auto Less = [&](const Expr *E, const Expr *Small, const Expr *Big) {
+    if (const BinaryOperator *BO = Bin(E, BO_LT))
+      return sameExpr(Ctx, BO->getLHS(), Small) &&
+             sameExpr(Ctx, BO->getRHS(), Big);
+    if (const BinaryOperator *BO = Bin(E, BO_GT))
+      return sameExpr(Ctx, BO->getLHS(), Big) &&
+             sameExpr(Ctx, BO->getRHS(), Small);
+    return false;
+  };
+  auto Equal = [&](const Expr *E, const Expr *A, const Expr *B) {
+    const BinaryOperator *BO = Bin(E, BO_EQ);
+    return BO && ((sameExpr(Ctx, BO->getLHS(), A) &&
+                   sameExpr(Ctx, BO->getRHS(), B)) ||
+                  (sameExpr(Ctx, BO->getLHS(), B) &&
+                   sameExpr(Ctx, BO->getRHS(), A)));
+  };
+  for (unsigned VI = 0; VI < 2; ++VI) {
+    const BinaryOperator *VA = As[VI], *IA = As[1 - VI];
+    const Expr *CurVal = VA->getLHS(), *NewVal = VA->getRHS();
+    const Expr *CurIdx = IA->getLHS(), *NewIdx = IA->getRHS();
+    if (!CurVal->getType()->isArithmeticType() ||
+        !CurIdx->getType()->isIntegerType())
+      continue;
+    for (unsigned OI = 0; OI < 2; ++OI) {
+      const Expr *First = OI ? Or->getRHS() : Or->getLHS();
+      const BinaryOperator *And = Bin(OI ? Or->getLHS() : Or->getRHS(), BO_LAnd);
+      if (!And)
+        continue;
+      bool Max = Less(First, CurVal, NewVal);
+      if (!Max && !Less(First, NewVal, CurVal))
+        continue;
+      for (unsigned AI = 0; AI < 2; ++AI) {
+        const Expr *Eq = AI ? And->getRHS() : And->getLHS();
+        const Expr *Tie = AI ? And->getLHS() : And->getRHS();
+        if (Equal(Eq, NewVal, CurVal) && Less(Tie, NewIdx, CurIdx))
+          return ArgCombine{Max, CurVal, CurIdx, NewVal, NewIdx};
+      }
+    }
+  }
+  return std::nullopt;
 }
 
 } // namespace astra

@@ -244,6 +244,38 @@ std::string lineIndent(const PassContext &PC, clang::SourceLocation Loc);
 std::string arrayElementTypeText(const PassContext &PC,
                                  const clang::VarDecl *V);
 
+/// Whether \p A and \p B are the same expression (structurally, through
+/// parentheses and implicit casts): the same load written twice.
+bool sameExpr(const clang::ASTContext &Ctx, const clang::Expr *A,
+              const clang::Expr *B);
+
+/// Whether \p S refers to \p D anywhere.
+bool mentionsDecl(const clang::Stmt *S, const clang::ValueDecl *D);
+
+/// The combine step of an arg-max (or arg-min) reduction of (value, index)
+/// pairs, keeping the larger (smaller) value and on equal values the lower
+/// index:
+///   if (NewVal > CurVal || (NewVal == CurVal && NewIdx < CurIdx)) {
+///     CurVal = NewVal;
+///     CurIdx = NewIdx;
+///   }
+/// Both orders of the operands of each comparison, of `||` and `&&` and of
+/// the two assignments are accepted. This lexicographic combine is
+/// commutative and associative over non-NaN values (a NaN compares false
+/// both ways, so with one the order of the steps would matter), which lets
+/// vectorize repartition the elements before it and warp-reduce reorder it.
+struct ArgCombine {
+  bool Max = true; ///< The larger value wins (else the smaller).
+  const clang::Expr *CurVal = nullptr, *CurIdx = nullptr;
+  const clang::Expr *NewVal = nullptr, *NewIdx = nullptr;
+};
+
+/// Matches \p If as an ArgCombine; nullopt otherwise, in particular when
+/// ties go to the higher index, the comparison is not strict, or the new
+/// pair reads the variables the step assigns.
+std::optional<ArgCombine> matchArgCombine(const clang::ASTContext &Ctx,
+                                          const clang::IfStmt *If);
+
 /// "<file:line:col>" of \p Loc for messages.
 std::string posText(const PassContext &PC, clang::SourceLocation Loc);
 

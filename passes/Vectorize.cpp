@@ -38,9 +38,34 @@
 // different subset, so float sums are reassociated
 // (vectorize.reductions=0 refuses such loops).
 //
+// Arg reductions. `if (E > best) { best = E; best_index = J; }` (`<` for
+// arg-min; E the same expression twice or a local holding it; J the loop
+// index plus a uniform offset) reduces a (value, index) pair. With the
+// strict comparison a thread keeps the FIRST extremum of its elements in the
+// order it visits them, and that order stays ascending in j (chunks
+// ascending, astra_k ascending within one, the tail last), so each thread's
+// pair is the lowest index of its subset's extremum. If the pairs are then
+// combined keeping the larger (smaller) value and, on equal values, the
+// lower index, the block's pair is the lowest index of the extremum over all
+// elements, whichever thread saw which: the combine is commutative and
+// associative, and the lowest index always wins its ties. So the pass
+// requires both halves to flow after the loop only into combinations (as
+// for other reductions) and their first use to be one helper call whose
+// body, or a function it calls, contains that combine step (see
+// matchArgCombine, shared with warp-reduce); it refuses `>=`/`<=` (they keep
+// the LAST extremum, whose index depends on the split), an index that is
+// not j plus a uniform value (it must grow with j), and a helper without the
+// lower-index tie-break. The check is on the helper's body containing the
+// combine, not a proof that the combine is applied to these two values.
+// NaN: `E > best` is false for a NaN element, so NaNs are skipped in every
+// split and no NaN reaches the combine unless best starts as one (then every
+// thread passes the same pair). Elements equal to the initial value never
+// replace it, in every split alike.
+//
 //===----------------------------------------------------------------------===//
 #include "Vectorize.h"
 #include "GridStride.h"
+#include "PassSupport.h"
 #include "astra/Analysis/PointerAccess.h"
 
 #include "clang/AST/ASTContext.h"
@@ -94,6 +119,8 @@ struct LoopPlan {
   std::vector<Group> Groups;
   std::vector<std::string> Reductions; ///< Accumulator names.
   bool FloatReduction = false;
+  /// "arg-max into (best, best_index)" for each arg reduction.
+  std::vector<std::string> ArgReductions;
   unsigned Vec = 0;
 };
 
@@ -127,13 +154,6 @@ std::string parseOptions(const PassOptions &PO, Options &O) {
 bool isBuiltinX(const Expr *E, Builtin B) {
   BuiltinRef R = matchBuiltin(E);
   return R.Var == B && R.Dim == 'x';
-}
-
-bool isSystemFunction(const SourceManager &SM, const FunctionDecl *FD) {
-  SourceLocation Loc = FD->getFirstDecl()->getLocation();
-  if (Loc.isInvalid())
-    return FD->getBuiltinID() != 0;
-  return SM.isInSystemHeader(SM.getExpansionLoc(Loc));
 }
 
 /// Library functions with effects beyond their value (or that read
@@ -269,6 +289,17 @@ bool splitIndex(const Expr *E, const VarDecl *J, bool Neg,
 // Analysis of one loop in one concrete definition
 //===----------------------------------------------------------------------===//
 
+/// A per-thread arg-max (arg-min) update in a loop body:
+/// `if (E > Val) { Val = E; Idx = J; }` (`<` for arg-min), E the same
+/// expression twice, J the loop index plus a uniform offset.
+struct ArgUpdate {
+  const IfStmt *If = nullptr;
+  const VarDecl *Val = nullptr, *Idx = nullptr;
+  bool Max = true;
+  /// The references to Val and Idx the update makes (the only ones allowed).
+  const DeclRefExpr *ValCmp = nullptr, *ValSet = nullptr, *IdxSet = nullptr;
+};
+
 class LoopAnalyzer {
 public:
   LoopAnalyzer(ASTContext &Ctx, const FunctionDecl *F, const Options &O)
@@ -334,6 +365,24 @@ private:
   std::string checkCombined(const LoopPlan &P, const VarDecl *V,
                             SourceLocation &Loc);
   bool combiningCall(const CallExpr *CE) const;
+  /// The combining call whose arguments hold \p E; null if none.
+  const CallExpr *enclosingCombiningCall(const Expr *E) const;
+  /// Whether passing \p R to a combining call hands its value to the
+  /// combination and has the callee write the combined result back into it:
+  /// the argument binds a non-const reference parameter that the callee's
+  /// body assigns as one of its top-level statements.
+  bool combinedInPlace(const DeclRefExpr *R) const;
+  /// The arg-reduction updates in the loop among the accumulators \p Vars;
+  /// a message when one is nearly one but unsound.
+  std::string matchArgUpdates(const LoopPlan &P,
+                              const SmallPtrSetImpl<const VarDecl *> &Vars,
+                              std::vector<ArgUpdate> &Out,
+                              SourceLocation &Loc);
+  /// Why the pair of \p U may be combined across threads other than by the
+  /// lexicographic combine that makes the result independent of which
+  /// thread saw which elements; empty if it is combined so.
+  std::string checkArgCombined(const LoopPlan &P, const ArgUpdate &U,
+                               SourceLocation &Loc);
 
   DenseMap<const VarDecl *, bool> Modified;
   std::map<std::pair<const VarDecl *, int>, bool> UniformMemo;
@@ -1008,6 +1057,9 @@ std::string LoopAnalyzer::checkReductions(
     LoopPlan &P, const SmallPtrSetImpl<const VarDecl *> &Vars,
     SourceLocation &Loc) {
   const Stmt *LB = P.Loop->getBody();
+  std::vector<ArgUpdate> Args;
+  if (std::string W = matchArgUpdates(P, Vars, Args, Loc); !W.empty())
+    return W;
   for (const VarDecl *V : Vars) {
     std::string Name = V->getNameAsString();
     QualType T = V->getType();
@@ -1015,6 +1067,10 @@ std::string LoopAnalyzer::checkReductions(
     if (!T->isArithmeticType() || !T->isBuiltinType())
       return "'" + Name + "' is assigned in every iteration and is not a "
              "scalar reduction (its value would carry between elements)";
+    const ArgUpdate *Arg = nullptr;
+    for (const ArgUpdate &U : Args)
+      if (U.Val == V || U.Idx == V)
+        Arg = &U;
     // Each update must be one of: v op= e; v = v op e; v = e op v;
     // v = max(v, e) (min, fmaxf, fminf, ...); with e free of v.
     SmallPtrSet<const DeclRefExpr *, 8> Allowed;
@@ -1036,7 +1092,14 @@ std::string LoopAnalyzer::checkReductions(
         return true;
       }
     } Fi;
-    Fi.TraverseStmt(const_cast<Stmt *>(LB));
+    if (Arg) {
+      // Half of a (value, index) pair: its only uses are the update's.
+      Family = Arg->Max ? "argmax" : "argmin";
+      Allowed.insert(V == Arg->Val ? Arg->ValCmp : Arg->IdxSet);
+      Allowed.insert(V == Arg->Val ? Arg->ValSet : Arg->IdxSet);
+    } else {
+      Fi.TraverseStmt(const_cast<Stmt *>(LB));
+    }
     for (const BinaryOperator *BO : Fi.Assigns) {
       if (!IsV(BO->getLHS()))
         continue;
@@ -1120,9 +1183,20 @@ std::string LoopAnalyzer::checkReductions(
              "' (refused: vectorize.reductions=0)";
     if (std::string W = checkCombined(P, V, Loc); !W.empty())
       return W;
+    if (Arg)
+      continue; // Checked as a pair below.
     P.Reductions.push_back(Name);
     if (T->isFloatingType() && (Family == "+" || Family == "*"))
       P.FloatReduction = true;
+  }
+  // Both halves of each pair are only combined across threads; now the
+  // combination itself.
+  for (const ArgUpdate &U : Args) {
+    if (std::string W = checkArgCombined(P, U, Loc); !W.empty())
+      return W;
+    P.ArgReductions.push_back(std::string(U.Max ? "arg-max" : "arg-min") +
+                              " into (" + U.Val->getNameAsString() + ", " +
+                              U.Idx->getNameAsString() + ")");
   }
   return "";
 }
@@ -1196,6 +1270,10 @@ std::string LoopAnalyzer::checkCombined(const LoopPlan &P, const VarDecl *V,
            (BO->getOpcode() == BO_Assign &&
             referencesTo(BO->getRHS(), V).empty())))
         return "";
+      // `block_reduce_argmax(v, i)`: the helper combines v and writes the
+      // result back.
+      if (combinedInPlace(R))
+        return "";
       continue;
     }
     bool OK = false;
@@ -1220,6 +1298,229 @@ std::string LoopAnalyzer::checkCombined(const LoopPlan &P, const VarDecl *V,
     }
   }
   return "";
+}
+
+const CallExpr *LoopAnalyzer::enclosingCombiningCall(const Expr *E) const {
+  const Stmt *Child = E;
+  for (const Stmt *S = PM.getParent(E); S && isa<Expr>(S);
+       S = PM.getParent(S)) {
+    if (const auto *CE = dyn_cast<CallExpr>(S))
+      if (Child != CE->getCallee() && combiningCall(CE))
+        return CE;
+    Child = S;
+  }
+  return nullptr;
+}
+
+bool LoopAnalyzer::combinedInPlace(const DeclRefExpr *R) const {
+  const Expr *Arg = R;
+  while (const auto *P = dyn_cast_or_null<Expr>(PM.getParent(Arg))) {
+    if (!isa<ParenExpr>(P) && !(isa<ImplicitCastExpr>(P) &&
+                                cast<ImplicitCastExpr>(P)->getCastKind() ==
+                                    CK_NoOp))
+      break;
+    Arg = P;
+  }
+  const auto *CE = dyn_cast_or_null<CallExpr>(PM.getParent(Arg));
+  if (!CE || isa<CXXOperatorCallExpr, CXXMemberCallExpr>(CE) ||
+      !combiningCall(CE))
+    return false;
+  const FunctionDecl *Def = nullptr;
+  if (!CE->getDirectCallee() || !CE->getDirectCallee()->hasBody(Def))
+    return false;
+  for (unsigned I = 0; I < CE->getNumArgs() && I < Def->getNumParams(); ++I) {
+    if (CE->getArg(I) != Arg)
+      continue;
+    const ParmVarDecl *Param = Def->getParamDecl(I);
+    QualType PT = Param->getType();
+    if (!PT->isLValueReferenceType() ||
+        PT.getNonReferenceType().isConstQualified())
+      return false;
+    const auto *Body = dyn_cast_or_null<CompoundStmt>(Def->getBody());
+    if (!Body)
+      return false;
+    for (const Stmt *S : Body->body()) {
+      const auto *E = dyn_cast<Expr>(S);
+      const auto *BO =
+          E ? dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts()) : nullptr;
+      if (BO && BO->getOpcode() == BO_Assign && refersTo(BO->getLHS(), Param))
+        return true;
+    }
+    return false;
+  }
+  return false;
+}
+
+std::string
+LoopAnalyzer::matchArgUpdates(const LoopPlan &P,
+                              const SmallPtrSetImpl<const VarDecl *> &Vars,
+                              std::vector<ArgUpdate> &Out,
+                              SourceLocation &Loc) {
+  struct IfFinder : RecursiveASTVisitor<IfFinder> {
+    std::vector<const IfStmt *> Ifs;
+    bool VisitIfStmt(IfStmt *If) { return Ifs.push_back(If), true; }
+  } Fi;
+  Fi.TraverseStmt(const_cast<Stmt *>(P.Loop->getBody()));
+  auto Assign = [](const Stmt *S) -> const BinaryOperator * {
+    const auto *E = dyn_cast_or_null<Expr>(S);
+    const auto *BO =
+        E ? dyn_cast<BinaryOperator>(E->IgnoreParenImpCasts()) : nullptr;
+    return BO && BO->getOpcode() == BO_Assign ? BO : nullptr;
+  };
+  auto Accumulator = [&](const Expr *E) -> const VarDecl * {
+    const auto *D = dyn_cast_or_null<DeclRefExpr>(stripIntCasts(E));
+    const auto *V = D ? dyn_cast<VarDecl>(D->getDecl()) : nullptr;
+    return V && Vars.count(V) ? V : nullptr;
+  };
+  for (const IfStmt *If : Fi.Ifs) {
+    const auto *Cmp =
+        dyn_cast<BinaryOperator>(If->getCond()->IgnoreParenImpCasts());
+    const auto *Then = dyn_cast<CompoundStmt>(If->getThen());
+    if (!Cmp || !Cmp->isRelationalOp() || !Then || Then->size() != 2 ||
+        If->getElse() || If->getInit() || If->getConditionVariable())
+      continue;
+    // E > best, best < E (argmax); E < best, best > E (argmin).
+    const VarDecl *Val = Accumulator(Cmp->getRHS());
+    const Expr *E = Cmp->getLHS();
+    bool ValOnRight = Val != nullptr;
+    if (!Val) {
+      Val = Accumulator(Cmp->getLHS());
+      E = Cmp->getRHS();
+    }
+    if (!Val || !referencesTo(E, Val).empty())
+      continue;
+    const BinaryOperator *Set[2] = {Assign(Then->body_front()),
+                                    Assign(Then->body_back())};
+    if (!Set[0] || !Set[1])
+      continue;
+    if (Accumulator(Set[1]->getLHS()) == Val)
+      std::swap(Set[0], Set[1]);
+    const VarDecl *Idx = Accumulator(Set[1]->getLHS());
+    if (Accumulator(Set[0]->getLHS()) != Val || !Idx || Idx == Val ||
+        !sameExpr(Ctx, Set[0]->getRHS(), E) ||
+        !referencesTo(E, Idx).empty() ||
+        !referencesTo(Set[1]->getRHS(), Val).empty() ||
+        !Idx->getType()->isIntegerType())
+      continue;
+    BinaryOperatorKind K = Cmp->getOpcode();
+    bool Max = (K == BO_GT || K == BO_GE) == ValOnRight;
+    std::string VN = Val->getNameAsString(), IN = Idx->getNameAsString();
+    Loc = Cmp->getOperatorLoc();
+    if (K == BO_GE || K == BO_LE)
+      return "'" + VN + "' and '" + IN + "' take an element equal to '" + VN +
+             "' ('" + BinaryOperator::getOpcodeStr(K).str() +
+             "'), so each thread keeps the last " +
+             (Max ? "maximum" : "minimum") +
+             " of its elements; which one that is depends on how the "
+             "elements are split between threads (with '" +
+             (K == BO_GE ? ">" : "<") + "' the first one is kept)";
+    for (const ArgUpdate &U : Out)
+      if (U.Val == Val || U.Idx == Idx || U.Val == Idx || U.Idx == Val)
+        return "'" + VN + "' or '" + IN +
+               "' is updated by more than one arg-max/arg-min step";
+    // The index must grow with j, so that the first extremum in a thread's
+    // (ascending) order is also the one with the lowest index.
+    const Expr *J = Set[1]->getRHS();
+    std::vector<Term> Terms;
+    const DeclRefExpr *JRef = nullptr;
+    bool Uniform = splitIndex(J, P.J, false, Terms, JRef) && JRef;
+    for (const Term &T : Terms)
+      Uniform = Uniform && !T.Negated && uniform(T.E, P.Kind);
+    Loc = Set[1]->getRHS()->getBeginLoc();
+    if (!Uniform)
+      return "'" + IN + "' is set to '" + text(J) + "', not the loop index '" +
+             P.J->getNameAsString() +
+             "' plus a value that is the same for every thread and "
+             "iteration; the first " + (Max ? "maximum" : "minimum") +
+             " a thread sees would not be the one of lowest index";
+    if (Ctx.getTypeSize(Idx->getType()) < Ctx.getTypeSize(P.J->getType()))
+      return "'" + IN + "' is narrower than the loop index '" +
+             P.J->getNameAsString() + "'";
+    ArgUpdate U;
+    U.If = If;
+    U.Val = Val;
+    U.Idx = Idx;
+    U.Max = Max;
+    U.ValCmp = cast<DeclRefExpr>(stripIntCasts(ValOnRight ? Cmp->getRHS()
+                                                          : Cmp->getLHS()));
+    U.ValSet = cast<DeclRefExpr>(stripIntCasts(Set[0]->getLHS()));
+    U.IdxSet = cast<DeclRefExpr>(stripIntCasts(Set[1]->getLHS()));
+    Out.push_back(U);
+  }
+  return "";
+}
+
+std::string LoopAnalyzer::checkArgCombined(const LoopPlan &P,
+                                           const ArgUpdate &U,
+                                           SourceLocation &Loc) {
+  // The first use of each half after the loop: both must be arguments of one
+  // combining call.
+  SourceLocation LoopEnd = SM.getExpansionLoc(P.Loop->getEndLoc());
+  auto FirstAfter = [&](const VarDecl *V) -> const DeclRefExpr * {
+    const DeclRefExpr *First = nullptr;
+    for (const DeclRefExpr *R : referencesTo(Body, V)) {
+      SourceLocation L = SM.getExpansionLoc(R->getLocation());
+      if (SM.isBeforeInTranslationUnit(LoopEnd, L) &&
+          (!First || SM.isBeforeInTranslationUnit(
+                         L, SM.getExpansionLoc(First->getLocation()))))
+        First = R;
+    }
+    return First;
+  };
+  std::string Pair = "(" + U.Val->getNameAsString() + ", " +
+                     U.Idx->getNameAsString() + ")";
+  const DeclRefExpr *VR = FirstAfter(U.Val), *IR = FirstAfter(U.Idx);
+  const CallExpr *CE = VR ? enclosingCombiningCall(VR) : nullptr;
+  const FunctionDecl *Def = nullptr;
+  if (!CE || !IR || enclosingCombiningCall(IR) != CE ||
+      !CE->getDirectCallee() || !CE->getDirectCallee()->hasBody(Def)) {
+    Loc = VR ? VR->getLocation() : P.Loop->getEndLoc();
+    return "the arg-reduction pair " + Pair +
+           " is not passed to one helper that combines it across threads; "
+           "only such a helper's body can show that ties go to the lower "
+           "index, which the result needs once each thread sees other "
+           "elements";
+  }
+  // Look for the combine in the helper and the functions it calls.
+  struct CombineFinder : RecursiveASTVisitor<CombineFinder> {
+    const SourceManager &SM;
+    const ASTContext &Ctx;
+    bool Max;
+    bool Found = false;
+    unsigned Depth = 0;
+    SmallPtrSet<const FunctionDecl *, 8> Seen;
+    CombineFinder(const SourceManager &SM, const ASTContext &Ctx, bool Max)
+        : SM(SM), Ctx(Ctx), Max(Max) {}
+    bool VisitIfStmt(IfStmt *If) {
+      if (std::optional<ArgCombine> C = matchArgCombine(Ctx, If))
+        Found |= C->Max == Max;
+      return !Found;
+    }
+    bool VisitCallExpr(CallExpr *CE) {
+      const FunctionDecl *Def = nullptr;
+      const FunctionDecl *FD = CE->getDirectCallee();
+      if (FD && FD->hasBody(Def) && !isSystemFunction(SM, FD) && Depth < 4 &&
+          Seen.insert(Def).second) {
+        ++Depth;
+        TraverseStmt(Def->getBody());
+        --Depth;
+      }
+      return !Found;
+    }
+  } CF(SM, Ctx, U.Max);
+  CF.Seen.insert(Def);
+  CF.TraverseStmt(Def->getBody());
+  if (CF.Found)
+    return "";
+  Loc = CE->getBeginLoc();
+  std::string Name = Def->getNameAsString();
+  return "'" + Name + "' combines the arg-reduction pair " + Pair +
+         " but its body has no step keeping the " +
+         (U.Max ? "larger" : "smaller") +
+         " value and, on equal values, the lower index (if (v " +
+         (U.Max ? ">" : "<") +
+         " cur || (v == cur && i < cur_i)) { cur = v; cur_i = i; }); "
+         "without it the result depends on which thread saw which elements";
 }
 
 /// The kernel parameter a pointer variable is derived from, through locals
@@ -1884,6 +2185,11 @@ void VectorizePass::run(PassContext &PC) {
                                            "type") +
         " per thread and step), scalar tail and a scalar path for "
         "misaligned pointers";
+    for (const std::string &A : Plan.ArgReductions)
+      Msg += "; the " + A +
+             " keeps the lowest index of the extremum: each thread keeps "
+             "the first one of its elements and the combine breaks ties by "
+             "the lower index";
     if (!Plan.Reductions.empty())
       Msg += "; the reduction into '" + join(Plan.Reductions, "', '") +
              "' now combines a different subset of elements per thread" +

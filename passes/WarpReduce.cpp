@@ -34,6 +34,18 @@
 //  Block shape: the pattern indexes s by threadIdx.x alone, which is only
 //   race-free for one-dimensional blocks; kernels that read threadIdx.y or .z
 //   are refused.
+//  Arg reductions: a step over two shared arrays that combines (value,
+//   index) pairs keeping the larger (smaller) value and on equal values the
+//   lower index (matchArgCombine, shared with vectorize) is rewritten with
+//   both halves shuffled together and the same combine on registers. That
+//   combine is a lexicographic max, commutative and associative over
+//   non-NaN values, so any tree, the butterfly included, gives the
+//   original's pair, and the two lanes of a butterfly step agree. Steps
+//   whose ties go to the higher index or are not broken by the index are
+//   refused (with ties broken arbitrarily the tree's shape decides the
+//   index). A NaN value would make the combine order-dependent; the pass
+//   cannot see every caller of a helper, so it fires anyway and says so, as
+//   it does for float sums (docs/passes.md).
 //
 //===----------------------------------------------------------------------===//
 #include "WarpReduce.h"
@@ -58,7 +70,7 @@ namespace astra {
 
 namespace {
 
-enum class ReduceOp { Sum, Max, Min };
+enum class ReduceOp { Sum, Max, Min, ArgMax, ArgMin };
 
 StringRef opName(ReduceOp Op) {
   switch (Op) {
@@ -68,6 +80,10 @@ StringRef opName(ReduceOp Op) {
     return "max";
   case ReduceOp::Min:
     return "min";
+  case ReduceOp::ArgMax:
+    return "arg-max";
+  case ReduceOp::ArgMin:
+    return "arg-min";
   }
   return "";
 }
@@ -88,11 +104,18 @@ struct TreeReduction {
   /// C++ text: how many threads' values the original reduces.
   std::string Width;
   bool Tail = false;
+  /// An arg reduction (ArgMax, ArgMin) also reduces an index array, stored
+  /// by a second statement before the barrier, in step with Shared.
+  const VarDecl *IdxShared = nullptr;
+  const Expr *IdxValue = nullptr; ///< The index stored: idxs[tid] = index.
+  bool isArg() const { return IdxShared != nullptr; }
 };
 
 /// Identifiers the rewrite declares (fresh: see freshIdentifier).
 struct Names {
   std::string Val, Count, Lanes, Mask, Off, Warps;
+  /// The index of an arg reduction, and the partner lane's pair.
+  std::string Idx, OtherVal, OtherIdx;
 };
 
 /// `e[idx]` (an lvalue, through parens and implicit casts).
@@ -336,6 +359,15 @@ public:
   }
 
 private:
+  /// The guarded step of an arg reduction over two shared arrays:
+  ///   { const T v = vals[tid + off]; const I i = idxs[tid + off];
+  ///     if (v > vals[tid] || (v == vals[tid] && i < idxs[tid])) {
+  ///       vals[tid] = v; idxs[tid] = i; } }
+  /// (see matchArgCombine for the forms of the condition). Sets R.Shared,
+  /// R.IdxShared and R.Op.
+  bool matchPairStep(const CompoundStmt *CS,
+                     const std::function<bool(const Expr *)> &IsOff,
+                     TreeReduction &R, std::string &Why);
   std::optional<TreeReduction> matchTail(const Stmt *S, const TreeReduction &R,
                                          std::string &Why);
   bool matchTailSteps(ArrayRef<const Stmt *> Steps, const ElementShape &Shape,
@@ -416,16 +448,25 @@ std::optional<TreeReduction> Matcher::match(const CompoundStmt *Block,
     return std::nullopt;
   }
   const Stmt *Step = If->getThen();
-  if (const auto *CS = dyn_cast<CompoundStmt>(Step)) {
-    if (CS->size() != 1) {
-      Why = "the guarded step is more than one statement";
+  const auto *StepBlock = dyn_cast<CompoundStmt>(Step);
+  if (StepBlock && StepBlock->size() == 3) {
+    if (!matchPairStep(StepBlock, IsOff, R, Why))
+      return std::nullopt;
+    if (Stop != 0) {
+      Why = "an arg reduction with a warp-synchronous tail is not handled";
       return std::nullopt;
     }
-    Step = CS->body_front();
+  } else if (StepBlock) {
+    if (StepBlock->size() != 1) {
+      Why = "the guarded step is more than one statement, and not the three "
+            "of an arg reduction's (value, index) step";
+      return std::nullopt;
+    }
+    Step = StepBlock->body_front();
   }
   // The array is whatever the step indexes; it must be a __shared__ array.
-  const VarDecl *S = nullptr;
-  if (const auto *E = dyn_cast<Expr>(Step)) {
+  const VarDecl *S = R.Shared;
+  if (const auto *E = dyn_cast<Expr>(Step); E && !R.isArg()) {
     const Expr *L = E->IgnoreImplicit()->IgnoreParens();
     if (const auto *BO = dyn_cast<BinaryOperator>(L))
       if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(
@@ -439,32 +480,39 @@ std::optional<TreeReduction> Matcher::match(const CompoundStmt *Block,
   }
   ElementShape Shape{[&](const Expr *E) { return sharedArray(E) == S; },
                      [&](const Expr *E) { return isTid(E); }};
-  std::optional<Update> U = matchUpdate(PC, Step, Shape, IsOff);
-  if (!U) {
-    Why = "the step '" + text(Step) +
-          "' is not s[tid] += s[tid + off], s[tid] = s[tid] + s[tid + off] "
-          "or s[tid] = max/min/fmaxf/fminf(s[tid], s[tid + off])";
-    return std::nullopt;
+  if (!R.isArg()) {
+    std::optional<Update> U = matchUpdate(PC, Step, Shape, IsOff);
+    if (!U) {
+      Why = "the step '" + text(Step) +
+            "' is not s[tid] += s[tid + off], s[tid] = s[tid] + s[tid + off] "
+            "or s[tid] = max/min/fmaxf/fminf(s[tid], s[tid + off])";
+      return std::nullopt;
+    }
+    R.Shared = S;
+    R.Op = U->Op;
+    R.Combine = U->Combine;
+    R.Functor = U->Functor;
   }
-  R.Shared = S;
-  R.Op = U->Op;
-  R.Combine = U->Combine;
-  R.Functor = U->Functor;
 
-  // The element type.
+  // The element types.
   const ArrayType *AT = Ctx.getAsArrayType(S->getType());
   QualType Elem = AT->getElementType();
-  if (Elem->isArrayType()) {
-    Why = "'" + S->getNameAsString() +
-          "' has more than one dimension (a reduction per row of a 2-D block "
-          "is not handled)";
-    return std::nullopt;
-  }
-  if (Elem.isVolatileQualified() || !isElementTypeSupported(Elem)) {
-    Why = "'" + S->getNameAsString() + "' holds '" + Elem.getAsString() +
-          "'; only float, double and non-volatile integer elements are "
-          "handled";
-    return std::nullopt;
+  for (const VarDecl *A : {S, R.IdxShared}) {
+    if (!A)
+      continue;
+    QualType T = Ctx.getAsArrayType(A->getType())->getElementType();
+    if (T->isArrayType()) {
+      Why = "'" + A->getNameAsString() +
+            "' has more than one dimension (a reduction per row of a 2-D "
+            "block is not handled)";
+      return std::nullopt;
+    }
+    if (T.isVolatileQualified() || !isElementTypeSupported(T)) {
+      Why = "'" + A->getNameAsString() + "' holds '" + T.getAsString() +
+            "'; only float, double and non-volatile integer elements are "
+            "handled";
+      return std::nullopt;
+    }
   }
   if (R.Op != ReduceOp::Sum && !R.Functor && Elem->isIntegerType() &&
       StringRef(R.Combine).ends_with("f")) {
@@ -473,38 +521,60 @@ std::optional<TreeReduction> Matcher::match(const CompoundStmt *Block,
     return std::nullopt;
   }
 
-  // Before the loop: s[tid] = v; __syncthreads();
-  if (I < 2 || !isSyncthreads(Block->body_begin()[I - 1])) {
-    Why = "the loop is not directly preceded by 's[tid] = value; "
-          "__syncthreads();'";
+  // Before the loop: s[tid] = v; __syncthreads(); (and t[tid] = i; for an
+  // arg reduction, in either order).
+  unsigned Stores = R.isArg() ? 2 : 1;
+  if (I < Stores + 1 || !isSyncthreads(Block->body_begin()[I - 1])) {
+    Why = R.isArg() ? "the loop is not directly preceded by '" +
+                          S->getNameAsString() + "[tid] = value; " +
+                          R.IdxShared->getNameAsString() +
+                          "[tid] = index; __syncthreads();'"
+                    : "the loop is not directly preceded by 's[tid] = value; "
+                      "__syncthreads();'";
     return std::nullopt;
   }
-  const Stmt *Store = Block->body_begin()[I - 2];
-  const auto *SE = dyn_cast<Expr>(Store);
-  const auto *SA =
-      SE ? dyn_cast<BinaryOperator>(SE->IgnoreImplicit()->IgnoreParens())
-         : nullptr;
-  if (!SA || SA->getOpcode() != BO_Assign || !isElement(SA->getLHS(), Shape)) {
-    Why = "the statement before the barrier is not '" + S->getNameAsString() +
-          "[tid] = value;'";
-    return std::nullopt;
-  }
-  R.Store = Store;
-  R.Value = SA->getRHS();
-  struct RefFinder : RecursiveASTVisitor<RefFinder> {
-    const VarDecl *V;
-    bool Found = false;
-    bool VisitDeclRefExpr(DeclRefExpr *E) {
-      Found |= E->getDecl() == V;
-      return true;
+  auto StoreTo = [&](const Stmt *Store, const VarDecl *A) -> const Expr * {
+    const auto *SE = dyn_cast<Expr>(Store);
+    const auto *SA =
+        SE ? dyn_cast<BinaryOperator>(SE->IgnoreImplicit()->IgnoreParens())
+           : nullptr;
+    ElementShape AShape{[&](const Expr *E) { return sharedArray(E) == A; },
+                        Shape.IsIndex};
+    return SA && SA->getOpcode() == BO_Assign && isElement(SA->getLHS(), AShape)
+               ? SA->getRHS()
+               : nullptr;
+  };
+  R.Store = Block->body_begin()[I - 1 - Stores];
+  R.Value = StoreTo(R.Store, S);
+  if (R.isArg()) {
+    const Stmt *Other = Block->body_begin()[I - 2];
+    R.IdxValue = StoreTo(Other, R.IdxShared);
+    if (!R.Value || !R.IdxValue) {
+      R.Value = StoreTo(Other, S);
+      R.IdxValue = StoreTo(R.Store, R.IdxShared);
     }
-  } Refs;
-  Refs.V = S;
-  Refs.TraverseStmt(const_cast<Expr *>(R.Value));
-  if (Refs.Found) {
-    Why = "the stored value reads '" + S->getNameAsString() + "' itself";
+  }
+  if (!R.Value || (R.isArg() && !R.IdxValue)) {
+    Why = R.isArg() ? "the statements before the barrier are not '" +
+                          S->getNameAsString() + "[tid] = value; " +
+                          R.IdxShared->getNameAsString() + "[tid] = index;'"
+                    : "the statement before the barrier is not '" +
+                          S->getNameAsString() + "[tid] = value;'";
     return std::nullopt;
   }
+  // The rewrite evaluates the value first, then the index.
+  if (R.isArg() &&
+      (R.Value->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false) ||
+       R.IdxValue->HasSideEffects(Ctx, /*IncludePossibleEffects=*/false))) {
+    Why = "the stored value or index has side effects";
+    return std::nullopt;
+  }
+  for (const Expr *Stored : {R.Value, R.IdxValue})
+    for (const VarDecl *A : {S, R.IdxShared})
+      if (Stored && A && mentionsDecl(Stored, A)) {
+        Why = "the stored value reads '" + A->getNameAsString() + "' itself";
+        return std::nullopt;
+      }
 
   // How many threads the tree reduces.
   const Expr *Start = Off->getInit()->IgnoreParenImpCasts();
@@ -524,13 +594,15 @@ std::optional<TreeReduction> Matcher::match(const CompoundStmt *Block,
             "reduction would not reproduce";
       return std::nullopt;
     }
-    if (const auto *CAT = dyn_cast<ConstantArrayType>(AT))
-      if (uint64_t(2 * *C) > CAT->getZExtSize()) {
-        Why = "the loop starts at " + std::to_string(*C) + " but '" +
-              S->getNameAsString() + "' has only " +
-              std::to_string(CAT->getZExtSize()) + " elements";
-        return std::nullopt;
-      }
+    for (const VarDecl *A : {S, R.IdxShared})
+      if (const auto *CAT = dyn_cast_or_null<ConstantArrayType>(
+              A ? Ctx.getAsArrayType(A->getType()) : nullptr))
+        if (uint64_t(2 * *C) > CAT->getZExtSize()) {
+          Why = "the loop starts at " + std::to_string(*C) + " but '" +
+                A->getNameAsString() + "' has only " +
+                std::to_string(CAT->getZExtSize()) + " elements";
+          return std::nullopt;
+        }
     if (Stop == 32 && *C < 32) {
       Why = "the warp tail reads s[tid + 32] but the loop starts at " +
             std::to_string(*C);
@@ -556,6 +628,70 @@ std::optional<TreeReduction> Matcher::match(const CompoundStmt *Block,
     return matchTail(Block->body_begin()[I + 1], R, Why);
   }
   return R;
+}
+
+bool Matcher::matchPairStep(const CompoundStmt *CS,
+                            const std::function<bool(const Expr *)> &IsOff,
+                            TreeReduction &R, std::string &Why) {
+  const std::string Shape =
+      "'{ const T v = s[tid + off]; const I i = t[tid + off]; if (v > s[tid] "
+      "|| (v == s[tid] && i < t[tid])) { s[tid] = v; t[tid] = i; } }'";
+  // The two loads of the partner's pair into locals.
+  const VarDecl *Local[2] = {}, *Arr[2] = {};
+  for (unsigned K = 0; K < 2; ++K) {
+    const auto *DS = dyn_cast<DeclStmt>(CS->body_begin()[K]);
+    const auto *V = DS && DS->isSingleDecl()
+                        ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                        : nullptr;
+    const auto *ASE =
+        V && V->getInit()
+            ? dyn_cast<ArraySubscriptExpr>(V->getInit()->IgnoreParenImpCasts())
+            : nullptr;
+    const VarDecl *A = ASE ? sharedArray(ASE->getBase()) : nullptr;
+    ElementShape AShape{[&](const Expr *E) { return sharedArray(E) == A; },
+                        [&](const Expr *E) { return isTid(E); }};
+    if (!A || !isElementPlus(V->getInit(), AShape, IsOff)) {
+      Why = "the guarded step has three statements but is not the (value, "
+            "index) step of an arg reduction " + Shape;
+      return false;
+    }
+    Local[K] = V;
+    Arr[K] = A;
+  }
+  const auto *If = dyn_cast<IfStmt>(CS->body_back());
+  std::optional<ArgCombine> C = matchArgCombine(Ctx, If);
+  if (!C) {
+    Why = "the (value, index) step '" +
+          (If ? "if (" + text(If->getCond()) + ") ..." : text(CS->body_back())) +
+          "' does not keep the larger (or smaller) value and, on equal "
+          "values, the lower index; only that combine gives the same pair "
+          "in any order";
+    return false;
+  }
+  auto Names = [](const Expr *E, const VarDecl *V) {
+    const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
+    return DRE && DRE->getDecl() == V;
+  };
+  for (unsigned VK = 0; VK < 2; ++VK) {
+    const VarDecl *S = Arr[VK], *T = Arr[1 - VK];
+    ElementShape SShape{[&](const Expr *E) { return sharedArray(E) == S; },
+                        [&](const Expr *E) { return isTid(E); }};
+    ElementShape TShape{[&](const Expr *E) { return sharedArray(E) == T; },
+                        [&](const Expr *E) { return isTid(E); }};
+    if (S != T && isElement(C->CurVal, SShape) &&
+        isElement(C->CurIdx, TShape) && Names(C->NewVal, Local[VK]) &&
+        Names(C->NewIdx, Local[1 - VK]) &&
+        !mayModify(CS->body_back(), Local[0]) &&
+        !mayModify(CS->body_back(), Local[1])) {
+      R.Shared = S;
+      R.IdxShared = T;
+      R.Op = C->Max ? ReduceOp::ArgMax : ReduceOp::ArgMin;
+      return true;
+    }
+  }
+  Why = "the (value, index) step does not combine the loaded pair into two "
+        "different __shared__ arrays at [tid] " + Shape;
+  return false;
 }
 
 /// The sample-style tail: `if (tid < 32) { volatile T *vs = s; vs[tid] +=
@@ -795,15 +931,36 @@ std::string elementTypeText(const PassContext &PC, const VarDecl *S) {
 /// The code that replaces the store, the barrier, the loop and the tail.
 std::string emit(const PassContext &PC, const TreeReduction &R,
                  const Names &N, StringRef ValueText, StringRef ElemText,
+                 StringRef IdxValueText, StringRef IdxElemText,
                  StringRef Indent) {
   std::string Arr = R.Shared->getNameAsString();
-  auto Combine = [&](StringRef Mask, StringRef Of) {
-    std::string Shfl = ("__shfl_xor_sync(" + Mask + ", " + N.Val + ", " +
-                        N.Off + ")")
-                           .str();
+  std::string IdxArr = R.isArg() ? R.IdxShared->getNameAsString() : "";
+  /// One step with the partner lane at distance N.Off, at indent \p In.
+  auto Combine = [&](StringRef Mask, StringRef In) {
+    auto Shfl = [&](StringRef Of) {
+      return ("__shfl_xor_sync(" + Mask + ", " + Of + ", " + N.Off + ")").str();
+    };
+    if (R.isArg())
+      // The combine of the original step, on registers.
+      return "{\n" + In.str() + "  const " + ElemText.str() + " " +
+             N.OtherVal + " = " + Shfl(N.Val) + ";\n" + In.str() + "  const " +
+             IdxElemText.str() + " " + N.OtherIdx + " = " + Shfl(N.Idx) +
+             ";\n" + In.str() + "  if (" + N.OtherVal +
+             (R.Op == ReduceOp::ArgMax ? " > " : " < ") + N.Val + " || (" +
+             N.OtherVal + " == " + N.Val + " && " + N.OtherIdx + " < " +
+             N.Idx + ")) {\n" + In.str() + "    " + N.Val + " = " +
+             N.OtherVal + ";\n" + In.str() + "    " + N.Idx + " = " +
+             N.OtherIdx + ";\n" + In.str() + "  }\n" + In.str() + "}";
     if (R.Op == ReduceOp::Sum && !R.Functor)
-      return N.Val + " = " + N.Val + " + " + Shfl + ";";
-    return N.Val + " = " + R.Combine + "(" + N.Val + ", " + Shfl + ");";
+      return N.Val + " = " + N.Val + " + " + Shfl(N.Val) + ";";
+    return N.Val + " = " + R.Combine + "(" + N.Val + ", " + Shfl(N.Val) + ");";
+  };
+  /// `s[Slot] = val;`, and `t[Slot] = idx;` for an arg reduction.
+  auto Store = [&](StringRef Slot, StringRef In) {
+    std::string T = Arr + "[" + Slot.str() + "] = " + N.Val + ";";
+    if (R.isArg())
+      T += "\n" + In.str() + IdxArr + "[" + Slot.str() + "] = " + N.Idx + ";";
+    return T;
   };
   std::string Count = R.Width == "blockDim.x"
                           ? std::string("blockDim.x")
@@ -814,9 +971,12 @@ std::string emit(const PassContext &PC, const TreeReduction &R,
   raw_string_ostream OS(O);
   OS << "{ // warp-reduce: "
      << (R.Functor ? "'" + R.Combine + "'" : opName(R.Op).str()) << " of "
-     << Arr
+     << (R.isArg() ? "(" + Arr + ", " + IdxArr + ")" : Arr)
      << " with warp shuffles, one shared-memory step across warps\n";
   OS << I << "  " << ElemText << " " << N.Val << " = " << ValueText << ";\n";
+  if (R.isArg())
+    OS << I << "  " << IdxElemText << " " << N.Idx << " = " << IdxValueText
+       << ";\n";
   OS << I << "  const unsigned " << N.Count << " = " << Count
      << "; // threads whose values are reduced\n";
   OS << I << "  if (threadIdx.x < " << N.Count << ") {\n";
@@ -830,10 +990,15 @@ std::string emit(const PassContext &PC, const TreeReduction &R,
      << N.Lanes << ");\n";
   OS << I << "    for (unsigned " << N.Off << " = 16u; " << N.Off << " > 0u; "
      << N.Off << " >>= 1)\n";
-  OS << I << "      if (" << N.Off << " < " << N.Lanes << ")\n";
-  OS << I << "        " << Combine(N.Mask, N.Lanes) << "\n";
-  OS << I << "    if (" << N.Count << " > 32u && (threadIdx.x & 31u) == 0u)\n";
-  OS << I << "      " << Arr << "[threadIdx.x >> 5] = " << N.Val << ";\n";
+  // An arg step is a { } block: it opens on the line of its condition.
+  std::string Sep = R.isArg() ? " " : "\n" + I + "        ";
+  OS << I << "      if (" << N.Off << " < " << N.Lanes << ")" << Sep
+     << Combine(N.Mask, I + "      ") << "\n";
+  OS << I << "    if (" << N.Count << " > 32u && (threadIdx.x & 31u) == 0u)"
+     << (R.isArg() ? " {\n" : "\n");
+  OS << I << "      " << Store("threadIdx.x >> 5", I + "      ") << "\n";
+  if (R.isArg())
+    OS << I << "    }\n";
   OS << I << "  }\n";
   OS << I << "  if (" << N.Count << " > 32u) {\n";
   OS << I << "    __syncthreads();\n";
@@ -841,15 +1006,20 @@ std::string emit(const PassContext &PC, const TreeReduction &R,
      << " + 31u) >> 5;\n";
   OS << I << "    if (threadIdx.x < " << N.Warps << ") {\n";
   OS << I << "      " << N.Val << " = " << Arr << "[threadIdx.x];\n";
+  if (R.isArg())
+    OS << I << "      " << N.Idx << " = " << IdxArr << "[threadIdx.x];\n";
   OS << I << "      for (unsigned " << N.Off << " = 16u; " << N.Off
      << " > 0u; " << N.Off << " >>= 1)\n";
-  OS << I << "        if (" << N.Off << " < " << N.Warps << ")\n";
-  OS << I << "          "
-     << Combine(("0xffffffffu >> (32u - " + N.Warps + ")"), N.Warps) << "\n";
+  Sep = R.isArg() ? " " : "\n" + I + "          ";
+  OS << I << "        if (" << N.Off << " < " << N.Warps << ")" << Sep
+     << Combine(("0xffffffffu >> (32u - " + N.Warps + ")"), I + "        ")
+     << "\n";
   OS << I << "    }\n";
   OS << I << "  }\n";
-  OS << I << "  if (threadIdx.x == 0u)\n";
-  OS << I << "    " << Arr << "[0] = " << N.Val << ";\n";
+  OS << I << "  if (threadIdx.x == 0u)" << (R.isArg() ? " {\n" : "\n");
+  OS << I << "    " << Store("0", I + "    ") << "\n";
+  if (R.isArg())
+    OS << I << "  }\n";
   OS << I << "  __syncthreads();\n";
   OS << I << "}";
   return OS.str();
@@ -952,34 +1122,47 @@ void voteOnBodies(PassContext &PC, SiteVotes &Votes, const Names &N,
     for (auto &[F, R] : Matched) {
       SourceLocation Loc = F->getForLoc();
       std::string Arr = R.Shared->getNameAsString();
-      // Every other use of the array must read the result, s[0].
-      std::vector<SourceRange> Allowed;
-      for (auto &[F2, R2] : Matched)
-        if (R2.Shared == R.Shared)
-          Allowed.push_back({R2.Store->getBeginLoc(), R2.Last->getEndLoc()});
-      bool Local = R.Shared->isLocalVarDecl();
-      SharedUses Uses(SM, R.Shared, Allowed, /*SkipKernels=*/!Local);
-      Uses.TraverseStmt(Body);
-      if (!Local)
-        Uses.TraverseDecl(Ctx.getTranslationUnitDecl());
-      if (Uses.Other.isValid()) {
-        Votes.reject(BI, Loc, Kind,
-                     In + "'" + Arr + "' is also used at " +
-                         posText(PC, Uses.Other) +
-                         ", other than reading the result " + Arr +
-                         "[0]; the rewrite leaves different partial values "
-                         "in " + Arr + "[1..]");
+      // Every other use of the arrays must read the result, s[0].
+      std::string OtherUse;
+      for (const VarDecl *A : {R.Shared, R.IdxShared}) {
+        if (!A || !OtherUse.empty())
+          continue;
+        std::vector<SourceRange> Allowed;
+        for (auto &[F2, R2] : Matched)
+          if (R2.Shared == A || R2.IdxShared == A)
+            Allowed.push_back({R2.Store->getBeginLoc(), R2.Last->getEndLoc()});
+        bool Local = A->isLocalVarDecl();
+        SharedUses Uses(SM, A, Allowed, /*SkipKernels=*/!Local);
+        Uses.TraverseStmt(Body);
+        if (!Local)
+          Uses.TraverseDecl(Ctx.getTranslationUnitDecl());
+        std::string AN = A->getNameAsString();
+        if (Uses.Other.isValid())
+          OtherUse = "'" + AN + "' is also used at " +
+                     posText(PC, Uses.Other) +
+                     ", other than reading the result " + AN +
+                     "[0]; the rewrite leaves different partial values in " +
+                     AN + "[1..]";
+      }
+      if (!OtherUse.empty()) {
+        Votes.reject(BI, Loc, Kind, In + OtherUse);
         continue;
       }
       std::string ValueText = PC.text(R.Value->getSourceRange());
       std::string ElemText = elementTypeText(PC, R.Shared);
+      std::string IdxValueText, IdxElemText;
+      if (R.isArg()) {
+        IdxValueText = PC.text(R.IdxValue->getSourceRange());
+        IdxElemText = elementTypeText(PC, R.IdxShared);
+      }
       SourceLocation Begin = R.Store->getBeginLoc();
       SourceLocation End = afterStatement(PC, R.Last);
       std::optional<TextEdit> Edit;
-      if (!ValueText.empty() && End.isValid())
+      if (!ValueText.empty() && End.isValid() &&
+          (!R.isArg() || !IdxValueText.empty()))
         Edit = makeEdit(PC, CharSourceRange::getCharRange(Begin, End),
-                        emit(PC, R, N, ValueText, ElemText,
-                             indentOf(PC, Begin)));
+                        emit(PC, R, N, ValueText, ElemText, IdxValueText,
+                             IdxElemText, indentOf(PC, Begin)));
       if (!Edit) {
         Votes.reject(BI, Loc, Kind,
                      In + "the reduction's text comes from a macro "
@@ -993,8 +1176,11 @@ void voteOnBodies(PassContext &PC, SiteVotes &Votes, const Names &N,
                                          "' (a sum, max or min in every "
                                          "instantiation)"
                                    : opName(R.Op).str();
-      std::string Msg = Named + "the " + What + " tree reduction of '" + Arr +
-                        "' over " +
+      std::string Of = R.isArg() ? "(" + Arr + ", " +
+                                       R.IdxShared->getNameAsString() + ")"
+                                 : "'" + Arr + "'";
+      std::string Msg = Named + "the " + What + " tree reduction of " + Of +
+                        " over " +
                         (R.Width == "blockDim.x" ? std::string("blockDim.x")
                                                  : R.Width) +
                         " threads" +
@@ -1002,8 +1188,16 @@ void voteOnBodies(PassContext &PC, SiteVotes &Votes, const Names &N,
                                   "Volta and later)"
                                 : "") +
                         " now reduces with warp shuffles and one "
-                        "shared-memory step; " + Arr +
-                        "[0] holds the result after a barrier as before";
+                        "shared-memory step; " + Arr + "[0]" +
+                        (R.isArg() ? " and " + R.IdxShared->getNameAsString() +
+                                         "[0] hold"
+                                   : std::string(" holds")) +
+                        " the result after a barrier as before";
+      if (R.isArg())
+        Msg += std::string(" (the combine keeps the ") +
+               (R.Op == ReduceOp::ArgMax ? "larger" : "smaller") +
+               " value, then the lower index: the same pair in any order, "
+               "unless a value is NaN)";
       if ((R.Op == ReduceOp::Sum || R.Functor) &&
           Ctx.getAsArrayType(R.Shared->getType())
                                        ->getElementType()
@@ -1027,7 +1221,10 @@ void WarpReducePass::run(PassContext &PC) {
           freshIdentifier(Ctx, "astra_wr_lanes"),
           freshIdentifier(Ctx, "astra_wr_mask"),
           freshIdentifier(Ctx, "astra_wr_off"),
-          freshIdentifier(Ctx, "astra_wr_warps")};
+          freshIdentifier(Ctx, "astra_wr_warps"),
+          freshIdentifier(Ctx, "astra_wr_idx"),
+          freshIdentifier(Ctx, "astra_wr_oval"),
+          freshIdentifier(Ctx, "astra_wr_oidx")};
   EditSet ES;
   SiteVotes Votes(kernelBodies(K.Decl));
   voteOnBodies(PC, Votes, N, nullptr, "");

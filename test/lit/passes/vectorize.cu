@@ -428,6 +428,199 @@ __global__ void thread_max(const float *__restrict__ x, float *__restrict__ out,
 }
 // EXPLAIN: vectorize.cu:[[@LINE-2]]:22: vectorize: not applied: the loop reduces into 'm', whose per-thread value is used here other than combined across threads
 
+// Arg-max and arg-min: `if (e > best) { best = e; best_index = j; }` is a
+// per-thread reduction of a (value, index) pair when the pair then goes to a
+// helper that keeps the larger value and, on equal values, the lower index:
+// each thread keeps the first maximum of its elements, so the block's result
+// is the lowest index of the maximum however the elements are split.
+__device__ void argmax_combine(float &value, int &index) {
+  __shared__ float vals[1024];
+  __shared__ int idxs[1024];
+  const int tid = threadIdx.x;
+  vals[tid] = value;
+  idxs[tid] = index;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) {
+      const float v = vals[tid + s];
+      const int i = idxs[tid + s];
+      if (v > vals[tid] || (v == vals[tid] && i < idxs[tid])) {
+        vals[tid] = v;
+        idxs[tid] = i;
+      }
+    }
+    __syncthreads();
+  }
+  value = vals[0];
+  index = idxs[0];
+  __syncthreads();
+}
+// The same for the minimum, its comparisons written the other way round.
+__device__ void argmin_combine(float &value, int &index) {
+  __shared__ float vals[1024];
+  __shared__ int idxs[1024];
+  const int tid = threadIdx.x;
+  vals[tid] = value;
+  idxs[tid] = index;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) {
+      const float v = vals[tid + s];
+      const int i = idxs[tid + s];
+      if ((vals[tid] == v && idxs[tid] > i) || vals[tid] > v) {
+        idxs[tid] = i;
+        vals[tid] = v;
+      }
+    }
+    __syncthreads();
+  }
+  value = vals[0];
+  index = idxs[0];
+  __syncthreads();
+}
+// Keeps the larger value, but on equal values whichever thread it meets.
+__device__ void argmax_any_tie(float &value, int &index) {
+  __shared__ float vals[1024];
+  __shared__ int idxs[1024];
+  const int tid = threadIdx.x;
+  vals[tid] = value;
+  idxs[tid] = index;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) {
+      const float v = vals[tid + s];
+      const int i = idxs[tid + s];
+      if (v > vals[tid]) {
+        vals[tid] = v;
+        idxs[tid] = i;
+      }
+    }
+    __syncthreads();
+  }
+  value = vals[0];
+  index = idxs[0];
+  __syncthreads();
+}
+// The element read twice, as in kernels/kernelbench/argmax.cu.
+// CHECK-LABEL: {{^}}__global__ void row_argmax(
+// CHECK:      {{^}}      for (int astra_k = 0; astra_k < astra_vec; ++astra_k) {
+// CHECK-NEXT: {{^}}        int j = astra_jv * astra_vec + astra_k;
+// CHECK-NEXT: {{^}}        if (astra_xr[astra_k] > best) {
+// CHECK-NEXT: {{^}}          best = astra_xr[astra_k];
+// CHECK-NEXT: {{^}}          best_index = j;
+// CHECK:      {{^}}  argmax_combine(best, best_index);
+__global__ void row_argmax(const float *__restrict__ x, int *__restrict__ out, int cols) {
+  const float *xr = x + blockIdx.x * cols;
+  float best = -INFINITY;
+  int best_index = 0x7fffffff;
+  for (int j = threadIdx.x; j < cols; j += blockDim.x) {
+    if (xr[j] > best) {
+      best = xr[j];
+      best_index = j;
+    }
+  }
+  // EXPLAIN: vectorize.cu:[[@LINE-6]]:3: vectorize: fired: block-stride loop over 'j': 16-byte vector accesses to xr (4 elements per thread and step), scalar tail and a scalar path for misaligned pointers; the arg-max into (best, best_index) keeps the lowest index of the extremum: each thread keeps the first one of its elements and the combine breaks ties by the lower index
+  argmax_combine(best, best_index);
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = best_index;
+}
+// A local holding the element; `best > v`; the index plus a uniform offset.
+// CHECK-LABEL: {{^}}__global__ void row_argmin(
+// CHECK:      {{^}}        const float v = astra_x[astra_k];
+// CHECK-NEXT: {{^}}        if (best > v) {
+// CHECK-NEXT: {{^}}          best = v;
+// CHECK-NEXT: {{^}}          best_index = j + first;
+__global__ void row_argmin(const float *__restrict__ x, int *__restrict__ out, int cols, int first) {
+  float best = INFINITY;
+  int best_index = 0x7fffffff;
+  for (int j = threadIdx.x; j < cols; j += blockDim.x) {
+    const float v = x[blockIdx.x * cols + j];
+    if (best > v) {
+      best = v;
+      best_index = j + first;
+    }
+  }
+  // EXPLAIN: vectorize.cu:[[@LINE-7]]:3: vectorize: fired: block-stride loop over 'j': {{.*}}; the arg-min into (best, best_index) keeps the lowest index
+  argmin_combine(best, best_index);
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = best_index;
+}
+// '>=' keeps the last maximum of a thread's elements.
+// CHECK-LABEL: {{^}}__global__ void argmax_last(
+// CHECK-NEXT: {{^}}  float best = -INFINITY;
+// CHECK-NEXT: {{^}}  int best_index = 0x7fffffff;
+// CHECK-NEXT: {{^}}  for (int j = threadIdx.x; j < cols; j += blockDim.x) {
+__global__ void argmax_last(const float *__restrict__ x, int *__restrict__ out, int cols) {
+  float best = -INFINITY;
+  int best_index = 0x7fffffff;
+  for (int j = threadIdx.x; j < cols; j += blockDim.x) {
+    if (x[blockIdx.x * cols + j] >= best) {
+      best = x[blockIdx.x * cols + j];
+      best_index = j;
+    }
+  }
+  // EXPLAIN: vectorize.cu:[[@LINE-5]]:34: vectorize: not applied: 'best' and 'best_index' take an element equal to 'best' ('>='), so each thread keeps the last maximum of its elements; which one that is depends on how the elements are split between threads (with '>' the first one is kept)
+  argmax_combine(best, best_index);
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = best_index;
+}
+// A combine that does not break ties by the index.
+// CHECK-LABEL: {{^}}__global__ void argmax_tie(
+// CHECK-NEXT: {{^}}  float best = -INFINITY;
+// CHECK-NEXT: {{^}}  int best_index = 0x7fffffff;
+// CHECK-NEXT: {{^}}  for (int j = threadIdx.x; j < cols; j += blockDim.x) {
+__global__ void argmax_tie(const float *__restrict__ x, int *__restrict__ out, int cols) {
+  float best = -INFINITY;
+  int best_index = 0x7fffffff;
+  for (int j = threadIdx.x; j < cols; j += blockDim.x) {
+    if (x[blockIdx.x * cols + j] > best) {
+      best = x[blockIdx.x * cols + j];
+      best_index = j;
+    }
+  }
+  argmax_any_tie(best, best_index);
+  // EXPLAIN: vectorize.cu:[[@LINE-1]]:3: vectorize: not applied: 'argmax_any_tie' combines the arg-reduction pair (best, best_index) but its body has no step keeping the larger value and, on equal values, the lower index (if (v > cur || (v == cur && i < cur_i)) { cur = v; cur_i = i; }); without it the result depends on which thread saw which elements
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = best_index;
+}
+// An arg-max combined by the arg-min helper; an index that falls as j grows.
+// CHECK-LABEL: {{^}}__global__ void argmax_by_min(
+// CHECK-NEXT: {{^}}  float best = -INFINITY;
+// CHECK-NEXT: {{^}}  int best_index = 0x7fffffff;
+// CHECK-NEXT: {{^}}  for (int j = threadIdx.x; j < cols; j += blockDim.x) {
+__global__ void argmax_by_min(const float *__restrict__ x, int *__restrict__ out, int cols) {
+  float best = -INFINITY;
+  int best_index = 0x7fffffff;
+  for (int j = threadIdx.x; j < cols; j += blockDim.x) {
+    if (x[blockIdx.x * cols + j] > best) {
+      best = x[blockIdx.x * cols + j];
+      best_index = j;
+    }
+  }
+  argmin_combine(best, best_index);
+  // EXPLAIN: vectorize.cu:[[@LINE-1]]:3: vectorize: not applied: 'argmin_combine' combines the arg-reduction pair (best, best_index) but its body has no step keeping the larger value
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = best_index;
+}
+// CHECK-LABEL: {{^}}__global__ void argmax_reversed(
+// CHECK-NEXT: {{^}}  float best = -INFINITY;
+// CHECK-NEXT: {{^}}  int best_index = 0x7fffffff;
+// CHECK-NEXT: {{^}}  for (int j = threadIdx.x; j < cols; j += blockDim.x) {
+__global__ void argmax_reversed(const float *__restrict__ x, int *__restrict__ out, int cols) {
+  float best = -INFINITY;
+  int best_index = 0x7fffffff;
+  for (int j = threadIdx.x; j < cols; j += blockDim.x) {
+    if (x[blockIdx.x * cols + j] > best) {
+      best = x[blockIdx.x * cols + j];
+      best_index = cols - j;
+    }
+  }
+  // EXPLAIN: vectorize.cu:[[@LINE-3]]:20: vectorize: not applied: 'best_index' is set to 'cols - j', not the loop index 'j' plus a value that is the same for every thread and iteration; the first maximum a thread sees would not be the one of lowest index
+  argmax_combine(best, best_index);
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = best_index;
+}
+
 // Elements that do not divide 16 bytes, or are 16 bytes already; break.
 struct rgb { float r, g, b; };
 // CHECK-LABEL: {{^}}__global__ void copy_rgb(

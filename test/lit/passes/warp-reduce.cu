@@ -412,10 +412,105 @@ __global__ void bitonic(float *data) {
 // CHECK: {{^}}  for (int j = 128; j > 0; j >>= 1) {
 // EXPLAIN-DAG: wr.cu:[[@LINE-12]]:3: warp-reduce: not applied: not a shared-memory tree reduction: the loop body is not '{ if (tid < off) <step>; __syncthreads(); }'
 
+// An arg-max over two shared arrays (the step of block_reduce_argmax in
+// kernels/common/reduce.cuh): value and index are shuffled together and the
+// step's combine (larger value, then lower index) is applied to registers.
+// CHECK-LABEL: {{^}}__global__ void block_argmax(
+__global__ void block_argmax(const float *in, int *out) {
+  __shared__ float vals[1024];
+  __shared__ int idxs[1024];
+  const int tid = threadIdx.x;
+  vals[tid] = in[blockIdx.x * blockDim.x + tid];
+  idxs[tid] = tid;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) {
+      const float v = vals[tid + s];
+      const int i = idxs[tid + s];
+      if (v > vals[tid] || (v == vals[tid] && i < idxs[tid])) {
+        vals[tid] = v;
+        idxs[tid] = i;
+      }
+    }
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = idxs[0];
+}
+// CHECK-NEXT: {{^}}  __shared__ float vals[1024];
+// CHECK-NEXT: {{^}}  __shared__ int idxs[1024];
+// CHECK-NEXT: {{^}}  const int tid = threadIdx.x;
+// CHECK-NEXT: {{^}}  { // warp-reduce: arg-max of (vals, idxs) with warp shuffles, one shared-memory step across warps
+// CHECK-NEXT: {{^}}    float astra_wr_val = in[blockIdx.x * blockDim.x + tid];
+// CHECK-NEXT: {{^}}    int astra_wr_idx = tid;
+// CHECK-NEXT: {{^}}    const unsigned astra_wr_count = blockDim.x; // threads whose values are reduced
+// CHECK:      {{^}}      for (unsigned astra_wr_off = 16u; astra_wr_off > 0u; astra_wr_off >>= 1)
+// CHECK-NEXT: {{^}}        if (astra_wr_off < astra_wr_lanes) {
+// CHECK-NEXT: {{^}}          const float astra_wr_oval = __shfl_xor_sync(astra_wr_mask, astra_wr_val, astra_wr_off);
+// CHECK-NEXT: {{^}}          const int astra_wr_oidx = __shfl_xor_sync(astra_wr_mask, astra_wr_idx, astra_wr_off);
+// CHECK-NEXT: {{^}}          if (astra_wr_oval > astra_wr_val || (astra_wr_oval == astra_wr_val && astra_wr_oidx < astra_wr_idx)) {
+// CHECK-NEXT: {{^}}            astra_wr_val = astra_wr_oval;
+// CHECK-NEXT: {{^}}            astra_wr_idx = astra_wr_oidx;
+// CHECK-NEXT: {{^}}          }
+// CHECK-NEXT: {{^}}        }
+// CHECK-NEXT: {{^}}      if (astra_wr_count > 32u && (threadIdx.x & 31u) == 0u) {
+// CHECK-NEXT: {{^}}        vals[threadIdx.x >> 5] = astra_wr_val;
+// CHECK-NEXT: {{^}}        idxs[threadIdx.x >> 5] = astra_wr_idx;
+// CHECK-NEXT: {{^}}      }
+// CHECK-NEXT: {{^}}    }
+// CHECK-NEXT: {{^}}    if (astra_wr_count > 32u) {
+// CHECK-NEXT: {{^}}      __syncthreads();
+// CHECK-NEXT: {{^}}      const unsigned astra_wr_warps = (astra_wr_count + 31u) >> 5;
+// CHECK-NEXT: {{^}}      if (threadIdx.x < astra_wr_warps) {
+// CHECK-NEXT: {{^}}        astra_wr_val = vals[threadIdx.x];
+// CHECK-NEXT: {{^}}        astra_wr_idx = idxs[threadIdx.x];
+// CHECK-NEXT: {{^}}        for (unsigned astra_wr_off = 16u; astra_wr_off > 0u; astra_wr_off >>= 1)
+// CHECK-NEXT: {{^}}          if (astra_wr_off < astra_wr_warps) {
+// CHECK-NEXT: {{^}}            const float astra_wr_oval = __shfl_xor_sync(0xffffffffu >> (32u - astra_wr_warps), astra_wr_val, astra_wr_off);
+// CHECK:      {{^}}    if (threadIdx.x == 0u) {
+// CHECK-NEXT: {{^}}      vals[0] = astra_wr_val;
+// CHECK-NEXT: {{^}}      idxs[0] = astra_wr_idx;
+// CHECK-NEXT: {{^}}    }
+// CHECK-NEXT: {{^}}    __syncthreads();
+// CHECK-NEXT: {{^}}  }
+// CHECK-NEXT: {{^}}  if (tid == 0)
+// CHECK-NEXT: {{^}}    out[blockIdx.x] = idxs[0];
+// EXPLAIN-DAG: wr.cu:[[@LINE-52]]:3: warp-reduce: fired: the arg-max tree reduction of (vals, idxs) over blockDim.x threads now reduces with warp shuffles and one shared-memory step; vals[0] and idxs[0] hold the result after a barrier as before (the combine keeps the larger value, then the lower index: the same pair in any order, unless a value is NaN){{$}}
+
+// Ties to the higher index: a shuffle tree would pick the same value but
+// possibly another index than this tree does, so the step stays.
+// CHECK-LABEL: {{^}}__global__ void argmax_high_tie(
+__global__ void argmax_high_tie(const float *in, int *out) {
+  __shared__ float vals[1024];
+  __shared__ int idxs[1024];
+  const int tid = threadIdx.x;
+  vals[tid] = in[blockIdx.x * blockDim.x + tid];
+  idxs[tid] = tid;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (tid < s) {
+      const float v = vals[tid + s];
+      const int i = idxs[tid + s];
+      if (v > vals[tid] || (v == vals[tid] && i > idxs[tid])) {
+        vals[tid] = v;
+        idxs[tid] = i;
+      }
+    }
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = idxs[0];
+}
+// CHECK: {{^}}  vals[tid] = in[blockIdx.x * blockDim.x + tid];
+// CHECK-NEXT: {{^}}  idxs[tid] = tid;
+// CHECK-NEXT: {{^}}  __syncthreads();
+// EXPLAIN-DAG: wr.cu:[[@LINE-17]]:3: warp-reduce: not applied: not a shared-memory tree reduction: the (value, index) step 'if (v > vals[tid] || (v == vals[tid] && i > idxs[tid])) ...' does not keep the larger (or smaller) value and, on equal values, the lower index; only that combine gives the same pair in any order
+
 // PTX-DAG: .entry {{.*}}block_sum
 // PTX-DAG: .entry {{.*}}header_sum
 // PTX-DAG: .entry {{.*}}softmax_rows
 // PTX-DAG: .entry {{.*}}count_positive
 // PTX-DAG: .entry {{.*}}block_min
 // PTX-DAG: .entry {{.*}}sample_tail
+// PTX-DAG: .entry {{.*}}block_argmax
 // PTX-DAG: shfl.sync.bfly.b32
