@@ -187,7 +187,8 @@ bool refersTo(const Expr *E, const VarDecl *V) {
 /// start/S threadIdx.x/blockDim.x or the global thread index and
 /// blockDim.x * gridDim.x. Returns false when \p FS is not a stride loop at
 /// all, true with \p Why set when it nearly is.
-bool matchHeader(const ForStmt *FS, LoopPlan &P, std::string &Why) {
+bool matchHeader(const ForStmt *FS, const FunctionDecl *FD, LoopPlan &P,
+                 std::string &Why) {
   const auto *Inc = dyn_cast_or_null<CompoundAssignOperator>(FS->getInc());
   if (!Inc || Inc->getOpcode() != BO_AddAssign)
     return false;
@@ -213,7 +214,10 @@ bool matchHeader(const ForStmt *FS, LoopPlan &P, std::string &Why) {
   P.J = J;
   P.Start = J->getInit();
   P.Step = Step;
-  if (BlockStep && isBuiltinX(P.Start, Builtin::ThreadIdx)) {
+  // The start may be a copy of the thread index (`const int tid =
+  // threadIdx.x;`, never changed).
+  if (BlockStep && (isBuiltinX(P.Start, Builtin::ThreadIdx) ||
+                    readsBuiltinIndex(P.Start, "threadIdx.x", FD))) {
     P.Kind = LoopKind::Block;
   } else if (GridStep && isGlobalThreadIndex(P.Start)) {
     P.Kind = LoopKind::Grid;
@@ -2071,7 +2075,7 @@ void VectorizePass::run(PassContext &PC) {
     for (const ForStmt *FS : Ls.Found) {
       LoopResult R;
       std::string Near;
-      if (!matchHeader(FS, R.Plan, Near))
+      if (!matchHeader(FS, D, R.Plan, Near))
         continue;
       unsigned Key = FS->getForLoc().getRawEncoding();
       if (R.Plan.J && StringRef(R.Plan.J->getName()).starts_with("astra_"))

@@ -209,6 +209,26 @@ __global__ void grid_scale(const float *__restrict__ x, float *__restrict__ y, i
   // EXPLAIN: vectorize.cu:[[@LINE-1]]:19: vectorize: not applied: the body reads 's', which is not provably the same for every thread that shares the loop
 }
 
+// The loop may start at a copy of threadIdx.x (never changed); a copy that
+// changes is not the thread index.
+// CHECK-LABEL: {{^}}__global__ void tid_copy(
+// CHECK: {{^}}    for (int astra_jv = tid; astra_jv < n / astra_vec; astra_jv += blockDim.x) {
+__global__ void tid_copy(const float *__restrict__ x, float *__restrict__ y, int n) {
+  const int tid = threadIdx.x;
+  for (int j = tid; j < n; j += blockDim.x)
+    y[j] = 2.f * x[j];
+  // EXPLAIN: vectorize.cu:[[@LINE-2]]:3: vectorize: fired: block-stride loop over 'j'
+}
+// CHECK-LABEL: {{^}}__global__ void tid_moved(
+// CHECK: {{^}}  for (int j = tid; j < n; j += blockDim.x)
+__global__ void tid_moved(const float *__restrict__ x, float *__restrict__ y, int n) {
+  int tid = threadIdx.x;
+  tid += 1;
+  for (int j = tid; j < n; j += blockDim.x)
+    y[j] = 2.f * x[j];
+  // EXPLAIN: vectorize.cu:[[@LINE-2]]:3: vectorize: not applied: the loop steps by blockDim.x but does not start at threadIdx.x
+}
+
 // An elementwise float kernel already in grid-stride form: 4 floats per
 // access, the start and step of the grid kept.
 // CHECK-LABEL: {{^}}__global__ void scale_add(
