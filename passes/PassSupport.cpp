@@ -547,6 +547,32 @@ SourceLocation findMultiDimIndex(const Stmt *S, std::string &What) {
   return F.Found;
 }
 
+bool isSyncthreadsCall(const Stmt *S) {
+  const auto *CE = dyn_cast_or_null<CallExpr>(S);
+  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
+  return FD && CE->getNumArgs() == 0 && FD->getIdentifier() &&
+         FD->getName() == "__syncthreads";
+}
+
+bool isShuffleElementType(QualType T) {
+  const auto *BT = T->getAs<BuiltinType>();
+  if (!BT)
+    return false;
+  switch (BT->getKind()) {
+  case BuiltinType::Float:
+  case BuiltinType::Double:
+  case BuiltinType::Int:
+  case BuiltinType::UInt:
+  case BuiltinType::Long:
+  case BuiltinType::ULong:
+  case BuiltinType::LongLong:
+  case BuiltinType::ULongLong:
+    return true;
+  default:
+    return false;
+  }
+}
+
 std::string lineIndent(const PassContext &PC, SourceLocation Loc) {
   return Lexer::getIndentationForLine(
              PC.sourceManager().getExpansionLoc(Loc), PC.sourceManager())

@@ -235,6 +235,14 @@ bool readsBuiltinIndex(const clang::Expr *E, llvm::StringRef Builtin,
 clang::SourceLocation findMultiDimIndex(const clang::Stmt *S,
                                         std::string &What);
 
+/// Whether \p S is a call of __syncthreads() (the plain block barrier the
+/// shared-memory idioms are written with).
+bool isSyncthreadsCall(const clang::Stmt *S);
+
+/// Whether values of type \p T move through one __shfl_*_sync: float,
+/// double and the 32- and 64-bit integers.
+bool isShuffleElementType(clang::QualType T);
+
 /// The indentation of the line holding \p Loc (its expansion location).
 std::string lineIndent(const PassContext &PC, clang::SourceLocation Loc);
 

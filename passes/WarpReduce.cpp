@@ -248,14 +248,6 @@ std::optional<Update> matchUpdate(const PassContext &PC, const Stmt *S,
   return std::nullopt;
 }
 
-bool isSyncthreads(const Stmt *S) {
-  const auto *CE = dyn_cast_or_null<CallExpr>(S);
-  if (!CE || CE->getNumArgs() != 0)
-    return false;
-  const FunctionDecl *FD = CE->getDirectCallee();
-  return FD && FD->getIdentifier() && FD->getName() == "__syncthreads";
-}
-
 std::optional<int64_t> constInt(const ASTContext &Ctx, const Expr *E) {
   Expr::EvalResult R;
   if (!E || E->isValueDependent() || !E->EvaluateAsInt(R, Ctx))
@@ -292,25 +284,6 @@ const VarDecl *halvedVar(const ASTContext &Ctx, const Expr *Inc) {
   return Halves(R->getOpcode(), R->getRHS()) ? V : nullptr;
 }
 
-bool isElementTypeSupported(QualType T) {
-  const auto *BT = T->getAs<BuiltinType>();
-  if (!BT)
-    return false;
-  switch (BT->getKind()) {
-  case BuiltinType::Float:
-  case BuiltinType::Double:
-  case BuiltinType::Int:
-  case BuiltinType::UInt:
-  case BuiltinType::Long:
-  case BuiltinType::ULong:
-  case BuiltinType::LongLong:
-  case BuiltinType::ULongLong:
-    return true;
-  default:
-    return false;
-  }
-}
-
 /// Finds every tree loop of one body and matches it.
 class Matcher {
 public:
@@ -319,25 +292,8 @@ public:
 
   /// Whether \p E is threadIdx.x, or a local initialized to it and never
   /// changed.
-  bool isTid(const Expr *E) {
-    if (!E)
-      return false;
-    E = E->IgnoreParenImpCasts();
-    if (cudaBuiltinIndex(E) == "threadIdx.x")
-      return true;
-    const auto *DRE = dyn_cast<DeclRefExpr>(E);
-    const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-    if (!V || !V->hasLocalStorage() || isa<ParmVarDecl>(V) ||
-        !V->getType()->isIntegerType() || !V->getInit())
-      return false;
-    auto It = TidVars.find(V);
-    if (It != TidVars.end())
-      return It->second;
-    bool Is = cudaBuiltinIndex(V->getInit()->IgnoreParenImpCasts()) ==
-                  "threadIdx.x" &&
-              !mayModify(FD->getBody(), V);
-    TidVars[V] = Is;
-    return Is;
+  bool isTid(const Expr *E) const {
+    return readsBuiltinIndex(E, "threadIdx.x", FD);
   }
 
   /// The __shared__ array \p E names (through array decay), or null.
@@ -377,7 +333,6 @@ private:
   ASTContext &Ctx;
   const FunctionDecl *FD;
   std::string Label;
-  DenseMap<const VarDecl *, bool> TidVars;
 };
 
 std::optional<TreeReduction> Matcher::match(const CompoundStmt *Block,
@@ -426,7 +381,7 @@ std::optional<TreeReduction> Matcher::match(const CompoundStmt *Block,
 
   // The body: { if (tid < off) <step>; __syncthreads(); }
   const auto *Body = dyn_cast<CompoundStmt>(F->getBody());
-  if (!Body || Body->size() != 2 || !isSyncthreads(Body->body_back())) {
+  if (!Body || Body->size() != 2 || !isSyncthreadsCall(Body->body_back())) {
     Why = "the loop body is not '{ if (tid < off) <step>; __syncthreads(); }'";
     return std::nullopt;
   }
@@ -507,7 +462,7 @@ std::optional<TreeReduction> Matcher::match(const CompoundStmt *Block,
             "block is not handled)";
       return std::nullopt;
     }
-    if (T.isVolatileQualified() || !isElementTypeSupported(T)) {
+    if (T.isVolatileQualified() || !isShuffleElementType(T)) {
       Why = "'" + A->getNameAsString() + "' holds '" + T.getAsString() +
             "'; only float, double and non-volatile integer elements are "
             "handled";
@@ -524,7 +479,7 @@ std::optional<TreeReduction> Matcher::match(const CompoundStmt *Block,
   // Before the loop: s[tid] = v; __syncthreads(); (and t[tid] = i; for an
   // arg reduction, in either order).
   unsigned Stores = R.isArg() ? 2 : 1;
-  if (I < Stores + 1 || !isSyncthreads(Block->body_begin()[I - 1])) {
+  if (I < Stores + 1 || !isSyncthreadsCall(Block->body_begin()[I - 1])) {
     Why = R.isArg() ? "the loop is not directly preceded by '" +
                           S->getNameAsString() + "[tid] = value; " +
                           R.IdxShared->getNameAsString() +
@@ -896,37 +851,14 @@ public:
 };
 
 /// Does the body read threadIdx.y or threadIdx.z?
-class MultiDimFinder : public RecursiveASTVisitor<MultiDimFinder> {
-public:
-  bool VisitPseudoObjectExpr(PseudoObjectExpr *E) {
-    std::string B = cudaBuiltinIndex(E);
-    if (!Found.isValid() && (B == "threadIdx.y" || B == "threadIdx.z")) {
-      Found = E->getBeginLoc();
-      What = B;
-    }
-    return true;
+struct MultiDimFinder {
+  void TraverseStmt(const Stmt *S) {
+    if (!Found.isValid())
+      Found = findMultiDimIndex(S, What);
   }
   SourceLocation Found;
   std::string What;
 };
-
-std::string indentOf(const PassContext &PC, SourceLocation Loc) {
-  return Lexer::getIndentationForLine(
-             PC.sourceManager().getExpansionLoc(Loc), PC.sourceManager())
-      .str();
-}
-
-std::string elementTypeText(const PassContext &PC, const VarDecl *S) {
-  TypeLoc TL = S->getTypeSourceInfo()->getTypeLoc();
-  if (auto ATL = TL.getAs<ArrayTypeLoc>()) {
-    std::string T = PC.text(ATL.getElementLoc().getSourceRange());
-    if (!T.empty())
-      return T;
-  }
-  QualType Elem = PC.astContext().getAsArrayType(S->getType())->getElementType();
-  return Elem.getUnqualifiedType().getAsString(
-      PC.astContext().getPrintingPolicy());
-}
 
 /// The code that replaces the store, the barrier, the loop and the tail.
 std::string emit(const PassContext &PC, const TreeReduction &R,
@@ -1149,11 +1081,11 @@ void voteOnBodies(PassContext &PC, SiteVotes &Votes, const Names &N,
         continue;
       }
       std::string ValueText = PC.text(R.Value->getSourceRange());
-      std::string ElemText = elementTypeText(PC, R.Shared);
+      std::string ElemText = arrayElementTypeText(PC, R.Shared);
       std::string IdxValueText, IdxElemText;
       if (R.isArg()) {
         IdxValueText = PC.text(R.IdxValue->getSourceRange());
-        IdxElemText = elementTypeText(PC, R.IdxShared);
+        IdxElemText = arrayElementTypeText(PC, R.IdxShared);
       }
       SourceLocation Begin = R.Store->getBeginLoc();
       SourceLocation End = afterStatement(PC, R.Last);
@@ -1162,7 +1094,7 @@ void voteOnBodies(PassContext &PC, SiteVotes &Votes, const Names &N,
           (!R.isArg() || !IdxValueText.empty()))
         Edit = makeEdit(PC, CharSourceRange::getCharRange(Begin, End),
                         emit(PC, R, N, ValueText, ElemText, IdxValueText,
-                             IdxElemText, indentOf(PC, Begin)));
+                             IdxElemText, lineIndent(PC, Begin)));
       if (!Edit) {
         Votes.reject(BI, Loc, Kind,
                      In + "the reduction's text comes from a macro "

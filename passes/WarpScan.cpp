@@ -72,13 +72,6 @@ struct Names {
   std::string Val, Lanes, Mask, Off, Up, Sums, Sum, Warps;
 };
 
-bool isSyncthreads(const Stmt *S) {
-  const auto *CE = dyn_cast_or_null<CallExpr>(S);
-  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
-  return FD && CE->getNumArgs() == 0 && FD->getIdentifier() &&
-         FD->getName() == "__syncthreads";
-}
-
 bool isZero(const Expr *E, const ASTContext &Ctx) {
   Expr::EvalResult R;
   if (!E || E->isValueDependent() ||
@@ -89,25 +82,6 @@ bool isZero(const Expr *E, const ASTContext &Ctx) {
   if (R.Val.isFloat())
     return R.Val.getFloat().isZero();
   return false;
-}
-
-bool isElementTypeSupported(QualType T) {
-  const auto *BT = T->getAs<BuiltinType>();
-  if (!BT)
-    return false;
-  switch (BT->getKind()) {
-  case BuiltinType::Float:
-  case BuiltinType::Double:
-  case BuiltinType::Int:
-  case BuiltinType::UInt:
-  case BuiltinType::Long:
-  case BuiltinType::ULong:
-  case BuiltinType::LongLong:
-  case BuiltinType::ULongLong:
-    return true;
-  default:
-    return false;
-  }
 }
 
 /// The variable a loop increment doubles (`off <<= 1`, `off *= 2`,
@@ -327,15 +301,15 @@ std::optional<ScanLoop> Matcher::match(const ForStmt *F, const VarDecl *O,
           "];') with s a __shared__ array and tid = threadIdx.x";
     return std::nullopt;
   }
-  if (S.size() != N + 3 || !isSyncthreads(S[N]) || !matchUpdate(S[N + 1]) ||
-      !isSyncthreads(S[N + 2])) {
+  if (S.size() != N + 3 || !isSyncthreadsCall(S[N]) || !matchUpdate(S[N + 1]) ||
+      !isSyncthreadsCall(S[N + 2])) {
     Why = "after the read, the loop body is not '__syncthreads(); s[tid] += "
           "v; __syncthreads();' (a scan step without the barrier between "
           "its read and its add races)";
     return std::nullopt;
   }
   QualType Elem = Ctx.getAsArrayType(Shared->getType())->getElementType();
-  if (!isElementTypeSupported(Elem.getCanonicalType().getUnqualifiedType())) {
+  if (!isShuffleElementType(Elem.getCanonicalType().getUnqualifiedType())) {
     Why = "the elements of '" + Shared->getNameAsString() + "' are " +
           Elem.getAsString() +
           ", not float, double or a 32- or 64-bit integer (the types "
