@@ -125,8 +125,9 @@ TEST(EngineInputsTest, GeneratorsHonourTheirRanges) {
     ASSERT_LE(G["r"].getInt(I), 9);
     ASSERT_EQ(G["a"].getInt(I), int64_t(I));
     Perm.insert(G["p"].getInt(I));
-    if (I)
+    if (I) {
       ASSERT_LE(G["s"].get(I - 1), G["s"].get(I));
+    }
     ASSERT_EQ(G["c"].get(I), 0.5);
     ASSERT_GE(G["ix"].getInt(I), 0);
     ASSERT_LT(G["ix"].getInt(I), 7);
@@ -157,8 +158,9 @@ TEST(EngineInputsTest, CsrIsValid) {
       for (int64_t J = B; J < E; ++J) {
         ASSERT_GE(C.getInt(J), 0);
         ASSERT_LT(C.getInt(J), 500);
-        if (J > B)
+        if (J > B) {
           ASSERT_LT(C.getInt(J - 1), C.getInt(J)) << "sorted and distinct";
+        }
       }
     }
     EXPECT_TRUE(SawZero) << "degrees are skewed: some rows are empty";

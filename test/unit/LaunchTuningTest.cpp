@@ -49,6 +49,16 @@ SpecFile load(StringRef Text) {
   return S ? std::move(*S) : SpecFile();
 }
 
+/// A block size and grid divisor change, the thread-coarsen divisors unset
+/// (named so that the aggregate's later members need no initializers here).
+LaunchChange change(std::optional<int64_t> Threads,
+                    std::optional<int64_t> GridDivisor) {
+  LaunchChange C;
+  C.BlockThreads = Threads;
+  C.GridDivisor = GridDivisor;
+  return C;
+}
+
 TEST(LaunchTuningTest, LiteralsAreWholeNumbers) {
   EXPECT_TRUE(mentionsLiteral("min(1024, d)", 1024));
   EXPECT_FALSE(mentionsLiteral("min(10240, d)", 1024));
@@ -92,7 +102,7 @@ TEST(LaunchTuningTest, RetunedLaunchEvaluates) {
 }
 
 TEST(LaunchTuningTest, SpecTextKeepsEverythingButTheLaunch) {
-  auto New = retuneSpecText(SpecText, "t.astra.json", {"a", "b"}, LaunchChange{512, std::nullopt});
+  auto New = retuneSpecText(SpecText, "t.astra.json", {"a", "b"}, change(512, std::nullopt));
   ASSERT_TRUE(bool(New)) << toString(New.takeError());
   StringRef N = *New;
   EXPECT_NE(N.find(R"js("launch": {"grid": "(n + 511) / 512", "block": 512, "shmem": "512 * 4"})js"),
@@ -111,10 +121,10 @@ TEST(LaunchTuningTest, SpecTextKeepsEverythingButTheLaunch) {
 }
 
 TEST(LaunchTuningTest, SpecTextRefusesWhatItCannotRetune) {
-  auto E = retuneSpecText(SpecText, "t.astra.json", {"c"}, LaunchChange{256, std::nullopt});
+  auto E = retuneSpecText(SpecText, "t.astra.json", {"c"}, change(256, std::nullopt));
   ASSERT_FALSE(bool(E));
   EXPECT_NE(toString(E.takeError()).find("launch_tunable"), std::string::npos);
-  auto Missing = retuneSpecText(SpecText, "t.astra.json", {"zz"}, LaunchChange{256, std::nullopt});
+  auto Missing = retuneSpecText(SpecText, "t.astra.json", {"zz"}, change(256, std::nullopt));
   ASSERT_FALSE(bool(Missing));
   EXPECT_NE(toString(Missing.takeError()).find("no entry for kernel 'zz'"),
             std::string::npos);
@@ -124,7 +134,7 @@ TEST(LaunchTuningTest, DividedGridRoundsUp) {
   SpecFile S = load(SpecText);
   // Block size first, then the grid: what grid-coarsen after block-size
   // launches.
-  auto L = changedLaunch(*S.find("a"), LaunchChange{128, 4});
+  auto L = changedLaunch(*S.find("a"), change(128, 4));
   ASSERT_TRUE(bool(L)) << toString(L.takeError());
   EXPECT_EQ(L->Grid[0].text(), "cdiv((n + 127) / 128, 4)");
   auto R = L->resolve(S.find("a")->Shapes.front().Vars);
@@ -132,20 +142,20 @@ TEST(LaunchTuningTest, DividedGridRoundsUp) {
   EXPECT_EQ(R->Grid[0], ((5000 + 127) / 128 + 3) / 4);
   EXPECT_EQ(R->Block[0], 128);
   // A 2-D grid: only x is divided.
-  auto B = changedLaunch(*S.find("b"), LaunchChange{std::nullopt, 8});
+  auto B = changedLaunch(*S.find("b"), change(std::nullopt, 8));
   ASSERT_TRUE(bool(B)) << toString(B.takeError());
   EXPECT_EQ(B->Grid[0].text(), "cdiv(T, 8)");
   EXPECT_EQ(B->Grid[1].text(), "1");
   EXPECT_EQ(B->Block[0].text(), "min(1024, d)");
   // The grid of a launch that is not the kernel's own is not changed.
-  auto C = changedLaunch(*S.find("c"), LaunchChange{std::nullopt, 4});
+  auto C = changedLaunch(*S.find("c"), change(std::nullopt, 4));
   ASSERT_FALSE(bool(C));
   EXPECT_NE(toString(C.takeError()).find("launch_tunable"), std::string::npos);
 }
 
 TEST(LaunchTuningTest, SpecTextWithDividedGrid) {
   auto New = retuneSpecText(SpecText, "t.astra.json", {"a", "b"},
-                            LaunchChange{512, 4});
+                            change(512, 4));
   ASSERT_TRUE(bool(New)) << toString(New.takeError());
   StringRef N = *New;
   EXPECT_NE(N.find(R"js("launch": {"grid": "cdiv((n + 511) / 512, 4)", "block": 512, "shmem": "512 * 4"})js"),
@@ -162,7 +172,7 @@ TEST(LaunchTuningTest, SpecTextWithDividedGrid) {
     "args": {"p": {"dtype": "f32", "count": "n", "role": "output"}},
     "launch": {"grid": [64, 2], "block": 256}, "launch_tunable": true}}})js";
   auto B = retuneSpecText(Bare, "b.astra.json", {"k"},
-                          LaunchChange{std::nullopt, 2});
+                          change(std::nullopt, 2));
   ASSERT_TRUE(bool(B)) << toString(B.takeError());
   EXPECT_NE(B->find(R"js("grid": ["cdiv(64, 2)", 2])js"), std::string::npos)
       << *B;
