@@ -302,13 +302,6 @@ public:
   bool HasBarrier = false;
 };
 
-std::optional<int64_t> constInt(const ASTContext &Ctx, const Expr *E) {
-  Expr::EvalResult R;
-  if (!E || E->isValueDependent() || !E->EvaluateAsInt(R, Ctx))
-    return std::nullopt;
-  return R.Val.getInt().getExtValue();
-}
-
 /// Whether the loop's body runs at least once whenever the loop is reached:
 /// do-while, a missing or constant-true condition, or a counter whose
 /// constant start satisfies the constant bound.

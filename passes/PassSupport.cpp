@@ -547,6 +547,13 @@ SourceLocation findMultiDimIndex(const Stmt *S, std::string &What) {
   return F.Found;
 }
 
+std::optional<int64_t> constInt(const ASTContext &Ctx, const Expr *E) {
+  Expr::EvalResult R;
+  if (!E || E->isValueDependent() || !E->EvaluateAsInt(R, Ctx))
+    return std::nullopt;
+  return R.Val.getInt().getExtValue();
+}
+
 bool isSyncthreadsCall(const Stmt *S) {
   const auto *CE = dyn_cast_or_null<CallExpr>(S);
   const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;

@@ -235,6 +235,11 @@ bool readsBuiltinIndex(const clang::Expr *E, llvm::StringRef Builtin,
 clang::SourceLocation findMultiDimIndex(const clang::Stmt *S,
                                         std::string &What);
 
+/// The value of the integer constant expression \p E; nullopt when it is
+/// not one (or is value-dependent).
+std::optional<int64_t> constInt(const clang::ASTContext &Ctx,
+                                const clang::Expr *E);
+
 /// Whether \p S is a call of __syncthreads() (the plain block barrier the
 /// shared-memory idioms are written with).
 bool isSyncthreadsCall(const clang::Stmt *S);

@@ -341,7 +341,7 @@ public:
   /// (`block_reduce_sum(v)`) whose every return reads shared memory at an
   /// index the same for every thread (`return s[0];`, `const float r =
   /// s[0]; ...; return r;`) or calls such a helper.
-  bool blockUniformCallee(const FunctionDecl *FD, unsigned Depth = 0);
+  bool blockUniformCallee(const FunctionDecl *FD);
 
   Use accessUse(const ArraySubscriptExpr *ASE) const;
   /// Whether the statement holding \p E runs in every iteration of \p L.
@@ -396,6 +396,9 @@ private:
   /// False while judging a helper's body for blockUniformCallee: its
   /// parameters hold each thread's own argument.
   bool ParamsUniform = true;
+  /// How many helpers deep blockUniformCallee has gone to build this
+  /// analyzer (a helper calling a helper), so that recursion ends.
+  unsigned HelperDepth = 0;
 };
 
 bool LoopAnalyzer::uniformVar(const VarDecl *V, LoopKind K) {
@@ -661,11 +664,11 @@ bool LoopAnalyzer::pureCallee(const FunctionDecl *FD, unsigned Depth) {
   return PC.Pure;
 }
 
-bool LoopAnalyzer::blockUniformCallee(const FunctionDecl *FD,
-                                      unsigned Depth) {
+bool LoopAnalyzer::blockUniformCallee(const FunctionDecl *FD) {
   const FunctionDecl *Def = nullptr;
-  if (!FD || Depth >= 4 || isSystemFunction(SM, FD) || !FD->hasBody(Def) ||
-      isa<CXXMethodDecl>(FD) || !FD->getReturnType()->isScalarType())
+  if (!FD || HelperDepth >= 4 || isSystemFunction(SM, FD) ||
+      !FD->hasBody(Def) || isa<CXXMethodDecl>(FD) ||
+      !FD->getReturnType()->isScalarType())
     return false;
   auto [It, New] = BlockUniformMemo.try_emplace(FD, false);
   if (!New)
@@ -674,9 +677,11 @@ bool LoopAnalyzer::blockUniformCallee(const FunctionDecl *FD,
   // each thread's own argument. A read of shared memory at a uniform index
   // counts as uniform here for the reason it does in a kernel's block-stride
   // loop: the program is race-free, so the threads read it after the
-  // barrier that follows its last write (block_reduce's `buf[0]`).
+  // barrier that follows its last write (block_reduce's `buf[0]`). A return
+  // of another helper's result is judged by the same rule, one level deeper.
   LoopAnalyzer Helper(Ctx, Def, Opt);
   Helper.ParamsUniform = false;
+  Helper.HelperDepth = HelperDepth + 1;
   struct Returns : RecursiveASTVisitor<Returns> {
     bool VisitReturnStmt(ReturnStmt *R) {
       Values.push_back(R->getRetValue());
@@ -686,17 +691,10 @@ bool LoopAnalyzer::blockUniformCallee(const FunctionDecl *FD,
     std::vector<const Expr *> Values;
   } Rets;
   Rets.TraverseStmt(Def->getBody());
-  bool R = !Rets.Values.empty();
-  for (const Expr *V : Rets.Values) {
-    const Expr *E = V ? V->IgnoreParenImpCasts() : nullptr;
-    if (const auto *CE = E ? dyn_cast<CallExpr>(E) : nullptr;
-        CE && Helper.blockUniformCallee(CE->getDirectCallee(), Depth + 1))
-      continue;
-    if (!Helper.uniform(V, LoopKind::Block)) {
-      R = false;
-      break;
-    }
-  }
+  bool R = !Rets.Values.empty() &&
+           llvm::all_of(Rets.Values, [&](const Expr *V) {
+             return Helper.uniform(V, LoopKind::Block);
+           });
   BlockUniformMemo[FD] = R;
   return R;
 }

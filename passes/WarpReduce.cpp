@@ -248,13 +248,6 @@ std::optional<Update> matchUpdate(const PassContext &PC, const Stmt *S,
   return std::nullopt;
 }
 
-std::optional<int64_t> constInt(const ASTContext &Ctx, const Expr *E) {
-  Expr::EvalResult R;
-  if (!E || E->isValueDependent() || !E->EvaluateAsInt(R, Ctx))
-    return std::nullopt;
-  return R.Val.getInt().getExtValue();
-}
-
 /// The variable a loop increment halves: `v >>= 1`, `v /= 2`, `v = v / 2`,
 /// `v = v >> 1`.
 const VarDecl *halvedVar(const ASTContext &Ctx, const Expr *Inc) {

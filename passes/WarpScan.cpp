@@ -87,42 +87,30 @@ bool isZero(const Expr *E, const ASTContext &Ctx) {
 /// The variable a loop increment doubles (`off <<= 1`, `off *= 2`,
 /// `off += off`, `off = off * 2`, `off = 2 * off`, `off = off << 1`).
 const VarDecl *doubledVar(const ASTContext &Ctx, const Expr *Inc) {
-  if (!Inc)
-    return nullptr;
-  auto Var = [](const Expr *E) -> const VarDecl * {
-    const auto *DRE = dyn_cast<DeclRefExpr>(E->IgnoreParenImpCasts());
-    return DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  };
-  auto Is = [&](const Expr *E, int64_t K) {
-    std::optional<APSInt> V = E->getIntegerConstantExpr(Ctx);
-    return V && *V == K;
-  };
-  const auto *BO = dyn_cast<BinaryOperator>(Inc->IgnoreParens());
-  if (!BO)
-    return nullptr;
-  const VarDecl *V = Var(BO->getLHS());
+  const auto *BO =
+      Inc ? dyn_cast<BinaryOperator>(Inc->IgnoreParenImpCasts()) : nullptr;
+  const VarDecl *V = BO ? lvalueVar(BO->getLHS()) : nullptr;
   if (!V)
     return nullptr;
+  auto Is = [&](const Expr *E, int64_t K) { return constInt(Ctx, E) == K; };
+  auto IsV = [&](const Expr *E) { return lvalueVar(E) == V; };
   switch (BO->getOpcode()) {
   case BO_ShlAssign:
     return Is(BO->getRHS(), 1) ? V : nullptr;
   case BO_MulAssign:
     return Is(BO->getRHS(), 2) ? V : nullptr;
   case BO_AddAssign:
-    return Var(BO->getRHS()) == V ? V : nullptr;
+    return IsV(BO->getRHS()) ? V : nullptr;
   case BO_Assign: {
     const auto *R = dyn_cast<BinaryOperator>(BO->getRHS()->IgnoreParenImpCasts());
     if (!R)
       return nullptr;
     const Expr *A = R->getLHS(), *B = R->getRHS();
-    if (R->getOpcode() == BO_Shl)
-      return Var(A) == V && Is(B, 1) ? V : nullptr;
-    if (R->getOpcode() == BO_Mul)
-      return (Var(A) == V && Is(B, 2)) || (Var(B) == V && Is(A, 2)) ? V
-                                                                    : nullptr;
-    if (R->getOpcode() == BO_Add)
-      return Var(A) == V && Var(B) == V ? V : nullptr;
-    return nullptr;
+    bool Doubles =
+        (R->getOpcode() == BO_Shl && IsV(A) && Is(B, 1)) ||
+        (R->getOpcode() == BO_Mul && ((IsV(A) && Is(B, 2)) || (IsV(B) && Is(A, 2)))) ||
+        (R->getOpcode() == BO_Add && IsV(A) && IsV(B));
+    return Doubles ? V : nullptr;
   }
   default:
     return nullptr;
@@ -132,8 +120,7 @@ const VarDecl *doubledVar(const ASTContext &Ctx, const Expr *Inc) {
 /// Matches the scan loops of one body.
 class Matcher {
 public:
-  Matcher(PassContext &PC, const FunctionDecl *FD)
-      : PC(PC), Ctx(PC.astContext()), FD(FD) {}
+  Matcher(const ASTContext &Ctx, const FunctionDecl *FD) : Ctx(Ctx), FD(FD) {}
 
   /// Matches \p F, whose increment doubles \p Off. On failure returns
   /// nullopt and sets \p Why.
@@ -190,8 +177,7 @@ private:
   /// optionally under `if (tid >= off)`. Sets Slot.
   bool matchUpdate(const Stmt *S);
 
-  PassContext &PC;
-  ASTContext &Ctx;
+  const ASTContext &Ctx;
   const FunctionDecl *FD;
   const VarDecl *Off = nullptr;
   const VarDecl *V = nullptr;
@@ -265,11 +251,8 @@ std::optional<ScanLoop> Matcher::match(const ForStmt *F, const VarDecl *O,
                                        std::string &Why) {
   Off = O;
   const auto *Init = dyn_cast_or_null<DeclStmt>(F->getInit());
-  std::optional<APSInt> Start =
-      Off->getInit() ? Off->getInit()->getIntegerConstantExpr(Ctx)
-                     : std::nullopt;
   if (!Init || !Init->isSingleDecl() || Init->getSingleDecl() != Off ||
-      !Off->getType()->isIntegerType() || !Start || *Start != 1) {
+      !Off->getType()->isIntegerType() || constInt(Ctx, Off->getInit()) != 1) {
     Why = "the loop does not declare its integer step variable starting at 1 "
           "in its init (for (int off = 1; ...))";
     return std::nullopt;
@@ -424,7 +407,7 @@ void WarpScanPass::run(PassContext &PC) {
     LF.TraverseStmt(Body);
     std::string MultiDim;
     SourceLocation MultiDimAt = findMultiDimIndex(Body, MultiDim);
-    Matcher M(PC, FD);
+    Matcher M(Ctx, FD);
     for (auto [F, Off] : LF.Loops) {
       SourceLocation Loc = F->getForLoc();
       std::string Why;
