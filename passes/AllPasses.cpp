@@ -9,6 +9,7 @@
 #include "RestrictConst.h"
 #include "GridStride.h"
 #include "Vectorize.h"
+#include "FlatVectorize.h"
 #include "FastMath.h"
 #include "Ldg.h"
 #include "Unroll.h"
@@ -36,6 +37,7 @@ const std::vector<PassInfo> &allPasses() {
       info<SmemTransposePass>(),
       info<GridStridePass>(),
       info<VectorizePass>(),
+      info<FlatVectorizePass>(),
       info<FastMathPass>(),
       info<LdgPass>(),
       info<UnrollPass>(),

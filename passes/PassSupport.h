@@ -21,6 +21,7 @@
 #include "astra/Rewrite/Pass.h"
 
 #include "clang/AST/Expr.h"
+#include "clang/AST/ParentMap.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceLocation.h"
 
@@ -288,6 +289,23 @@ struct ArgCombine {
 /// pair reads the variables the step assigns.
 std::optional<ArgCombine> matchArgCombine(const clang::ASTContext &Ctx,
                                           const clang::IfStmt *If);
+
+/// How an expression uses the element an access names.
+enum class Use { Read, Write, ReadWrite, Escape };
+
+/// How \p ASE's element is used where it stands (\p PM: the parent map of
+/// the enclosing body): read (a load, a copy, a const reference or const
+/// method), written (`=`, copy assignment of a class element), read and
+/// written (compound assignment, ++, a field assigned), or anything else
+/// (address taken, bound to a non-const reference): Escape.
+Use accessUse(const clang::ArraySubscriptExpr *ASE,
+              const clang::ParentMap &PM);
+
+/// Whether \p F is part of a loop vectorize or flat-vectorize wrote (the
+/// chunk loop, its tail, or the original kept as the fallback): inside an
+/// `if` whose block starts with `constexpr int astra_vec`. Such loops are
+/// not vectorized again.
+bool isVectorizedLoop(const clang::ForStmt *F, const clang::ParentMap &PM);
 
 /// "<file:line:col>" of \p Loc for messages.
 std::string posText(const PassContext &PC, clang::SourceLocation Loc);

@@ -95,9 +95,6 @@ namespace {
 
 enum class LoopKind { Block, Grid };
 
-/// How the body uses one element access.
-enum class Use { Read, Write, ReadWrite, Escape };
-
 /// The accesses p[base + j] with one pointer p and one base.
 struct Group {
   const VarDecl *Ptr = nullptr;
@@ -239,24 +236,6 @@ bool matchHeader(const ForStmt *FS, const FunctionDecl *FD, LoopPlan &P,
   return true;
 }
 
-/// Whether the loop is one this pass produced (its scalar fallback or
-/// tail), which must not be vectorized again.
-bool isGeneratedLoop(const ForStmt *FS, const ParentMap &PM) {
-  for (const Stmt *S = FS; S; S = PM.getParent(S)) {
-    const auto *If = dyn_cast<IfStmt>(S);
-    if (!If)
-      continue;
-    const auto *Then = dyn_cast<CompoundStmt>(If->getThen());
-    if (!Then || Then->body_empty())
-      continue;
-    if (const auto *DS = dyn_cast<DeclStmt>(Then->body_front()))
-      if (const auto *V = dyn_cast<VarDecl>(*DS->decl_begin()))
-        if (V->getName() == "astra_vec")
-          return true;
-  }
-  return false;
-}
-
 /// One term of an index sum.
 struct Term {
   bool Negated;
@@ -343,7 +322,6 @@ public:
   /// s[0]; ...; return r;`) or calls such a helper.
   bool blockUniformCallee(const FunctionDecl *FD);
 
-  Use accessUse(const ArraySubscriptExpr *ASE) const;
   /// Whether the statement holding \p E runs in every iteration of \p L.
   bool unconditional(const Expr *E, const ForStmt *L) const;
   /// Whether \p S (a break or continue) belongs to \p L.
@@ -699,113 +677,6 @@ bool LoopAnalyzer::blockUniformCallee(const FunctionDecl *FD) {
   return R;
 }
 
-Use LoopAnalyzer::accessUse(const ArraySubscriptExpr *ASE) const {
-  const Expr *E = ASE;
-  bool ThroughField = false;
-  auto Assigned = [&](bool Compound) {
-    return Compound || ThroughField ? Use::ReadWrite : Use::Write;
-  };
-  auto BindUse = [](QualType ParamT) {
-    if (!ParamT->isReferenceType())
-      return Use::Read;
-    return ParamT.getNonReferenceType().isConstQualified() ? Use::Read
-                                                           : Use::Escape;
-  };
-  while (true) {
-    const Stmt *P = PM.getParent(E);
-    if (!P)
-      return Use::Escape;
-    if (isa<ParenExpr>(P)) {
-      E = cast<Expr>(P);
-      continue;
-    }
-    if (const auto *ICE = dyn_cast<ImplicitCastExpr>(P)) {
-      if (ICE->getCastKind() == CK_LValueToRValue)
-        return Use::Read;
-      if (ICE->getCastKind() == CK_NoOp ||
-          ICE->getCastKind() == CK_UncheckedDerivedToBase ||
-          ICE->getCastKind() == CK_DerivedToBase) {
-        E = ICE;
-        continue;
-      }
-      return Use::Escape;
-    }
-    if (const auto *ME = dyn_cast<MemberExpr>(P)) {
-      if (ME->isArrow())
-        return Use::Escape;
-      if (isa<FieldDecl>(ME->getMemberDecl())) {
-        ThroughField = true;
-        E = ME;
-        continue;
-      }
-      const auto *M = dyn_cast<CXXMethodDecl>(ME->getMemberDecl());
-      const auto *Call = dyn_cast_or_null<CXXMemberCallExpr>(PM.getParent(ME));
-      if (!M || !Call)
-        return Use::Escape;
-      if (M->isConst())
-        return Use::Read;
-      if (M->isCopyAssignmentOperator() || M->isMoveAssignmentOperator())
-        return Assigned(false);
-      return Use::Escape;
-    }
-    if (const auto *BO = dyn_cast<BinaryOperator>(P)) {
-      if (BO->isAssignmentOp() && BO->getLHS() == E)
-        return Assigned(BO->isCompoundAssignmentOp());
-      return Use::Escape;
-    }
-    if (const auto *UO = dyn_cast<UnaryOperator>(P))
-      return UO->isIncrementDecrementOp() ? Use::ReadWrite : Use::Escape;
-    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(P)) {
-      const FunctionDecl *Callee = OC->getDirectCallee();
-      if (!Callee)
-        return Use::Escape;
-      bool Member = isa<CXXMethodDecl>(Callee);
-      for (unsigned I = 0; I < OC->getNumArgs(); ++I) {
-        if (OC->getArg(I) != E)
-          continue;
-        if (I == 0 && (OC->isAssignmentOp() ||
-                       OC->getOperator() == OO_PlusPlus ||
-                       OC->getOperator() == OO_MinusMinus))
-          return Assigned(OC->getOperator() != OO_Equal);
-        if (Member && I == 0)
-          return cast<CXXMethodDecl>(Callee)->isConst() ? Use::Read
-                                                        : Use::Escape;
-        unsigned PI = Member ? I - 1 : I;
-        if (PI < Callee->getNumParams())
-          return BindUse(Callee->getParamDecl(PI)->getType());
-        return Use::Escape;
-      }
-      return Use::Escape;
-    }
-    if (const auto *CE = dyn_cast<CallExpr>(P)) {
-      const FunctionDecl *Callee = CE->getDirectCallee();
-      for (unsigned I = 0; Callee && I < CE->getNumArgs(); ++I)
-        if (CE->getArg(I) == E)
-          return I < Callee->getNumParams()
-                     ? BindUse(Callee->getParamDecl(I)->getType())
-                     : Use::Escape;
-      return Use::Escape;
-    }
-    if (const auto *CC = dyn_cast<CXXConstructExpr>(P)) {
-      const CXXConstructorDecl *Ctor = CC->getConstructor();
-      for (unsigned I = 0; I < CC->getNumArgs(); ++I)
-        if (CC->getArg(I) == E)
-          return I < Ctor->getNumParams()
-                     ? BindUse(Ctor->getParamDecl(I)->getType())
-                     : Use::Escape;
-      return Use::Escape;
-    }
-    if (const auto *DS = dyn_cast<DeclStmt>(P)) {
-      for (const Decl *D : DS->decls())
-        if (const auto *V = dyn_cast<VarDecl>(D))
-          if (V->getInit() == E)
-            return BindUse(V->getType());
-      return Use::Escape;
-    }
-    return Use::Escape;
-  }
-}
-
 bool LoopAnalyzer::unconditional(const Expr *E, const ForStmt *L) const {
   for (const Stmt *S = PM.getParent(E); S && S != L; S = PM.getParent(S)) {
     if (isa<IfStmt, SwitchStmt, SwitchCase, WhileStmt, DoStmt, ForStmt,
@@ -894,7 +765,7 @@ public:
     }
     llvm::sort(Keys);
     Key = join(Keys, ",");
-    Use U = A.accessUse(ASE);
+    Use U = accessUse(ASE, A.PM);
     if (U == Use::Escape)
       return fail(L, "'" + A.text(ASE) +
                          "' is used other than read or assigned (address "
@@ -2078,7 +1949,7 @@ void VectorizePass::run(PassContext &PC) {
       unsigned Key = FS->getForLoc().getRawEncoding();
       if (R.Plan.J && StringRef(R.Plan.J->getName()).starts_with("astra_"))
         continue;
-      if (isGeneratedLoop(FS, A.parents())) {
+      if (isVectorizedLoop(FS, A.parents())) {
         Skipped[Key] = "the loop is part of a loop vectorized earlier";
         continue;
       }

@@ -29,6 +29,10 @@ const std::vector<PassTraits> &traits() {
        "16-byte loads and stores cut memory instructions 4-8x on "
        "bandwidth-bound loops",
        {{{"vectorize.bytes", "8"}}}},
+      {"flat-vectorize", 0, 6,
+       "a flat index split into row and column (gathers, scatters): chunks "
+       "of one row move with 16-byte accesses and one division per chunk",
+       {}},
       {"smem-transpose", 0, 6,
        "a warp's strided stores (a transpose) become consecutive through a "
        "shared tile: one 32-byte sector per thread becomes one per 8 threads",
@@ -95,12 +99,12 @@ int pipelineOrder(StringRef Name) {
   // whose bound must cover the block size finally launched.
   // smem-transpose before grid-stride: it needs the body a thread per
   // element, which grid-stride turns into a loop. grid-coarsen after
-  // vectorize, whose vector width is its default factor. thread-coarsen
+  // vectorize (or flat-vectorize), whose vector width is its default factor. thread-coarsen
   // late: its per-copy arrays hide the idioms other passes look for
   // (index32 cannot bound `r[astra_cy]`), so they run on the code before.
   static const char *Order[] = {"restrict-const", "smem-transpose",
                                 "grid-stride",    "warp-reduce",   "warp-scan",
-                                "hoist",          "vectorize",   "ldg",
+                                "hoist",          "vectorize",   "flat-vectorize", "ldg",
                                 "fast-math",      "unroll",      "index32",
                                 "thread-coarsen",
                                 "grid-coarsen",   "block-size",  "launch-bounds"};

@@ -310,16 +310,18 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
       if (!Facts.ApplicablePasses.count(P))
         Retry.push_back(P);
     ProbeOnTop(Enablers, Retry);
-    // grid-coarsen fires by default only on a loop vectorize wrote: probe
-    // it on top of vectorize and what vectorize needs.
-    if (!Facts.ApplicablePasses.count("grid-coarsen") &&
-        Facts.ApplicablePasses.count("vectorize") &&
-        is_contained(AllPassNames, "grid-coarsen")) {
+    // grid-coarsen fires by default only on a loop vectorize (or
+    // flat-vectorize) wrote: probe it on top of that pass and what it needs.
+    for (const char *Vec : {"vectorize", "flat-vectorize"}) {
+      if (Facts.ApplicablePasses.count("grid-coarsen") ||
+          !Facts.ApplicablePasses.count(Vec) ||
+          !is_contained(AllPassNames, "grid-coarsen"))
+        continue;
       std::vector<std::string> Stage;
-      auto It = Facts.Prerequisites.find("vectorize");
+      auto It = Facts.Prerequisites.find(Vec);
       if (It != Facts.Prerequisites.end())
         Stage = It->second;
-      Stage.push_back("vectorize");
+      Stage.push_back(Vec);
       ProbeOnTop(Stage, {"grid-coarsen"});
     }
     if (auto KT = findKernelText(*Cmd, {}, KI->QualifiedName))

@@ -516,6 +516,35 @@ TEST(OfflinePlanner, CoarsensTheGridAfterVectorizeAndVariesTheFactor) {
       Labels, "grid-stride+vectorize+grid-coarsen(grid-coarsen.factor=16)"));
 }
 
+TEST(OfflinePlanner, ComposesFlatVectorizeLikeVectorize) {
+  // gather_features: flat-vectorize needs restrict-const and grid-stride,
+  // and grid-coarsen (probed on top of it) follows it, as after vectorize.
+  KernelFacts F;
+  F.ApplicablePasses = {{"grid-coarsen", {}}, {"ldg", {}},
+                        {"flat-vectorize", {}}, {"grid-stride", {}},
+                        {"restrict-const", {}}, {"index32", {}}};
+  F.Prerequisites = {{"flat-vectorize", {"restrict-const", "grid-stride"}},
+                     {"grid-coarsen",
+                      {"restrict-const", "grid-stride", "flat-vectorize"}}};
+  Evaluation Base;
+  PlanningState St;
+  St.Facts = &F;
+  St.Round = 1;
+  St.Baseline = &Base;
+  OfflinePlanner P;
+  std::vector<Plan> Plans = P.propose(St, 20);
+  ASSERT_FALSE(Plans.empty());
+  EXPECT_EQ(join(Plans[0].Passes, ","),
+            "restrict-const,grid-stride,flat-vectorize,ldg,index32,"
+            "grid-coarsen");
+  std::vector<std::string> Labels;
+  for (const Plan &Pl : Plans)
+    Labels.push_back(Pl.label());
+  // Alone, with what it needs first.
+  EXPECT_TRUE(
+      is_contained(Labels, "restrict-const+grid-stride+flat-vectorize"));
+}
+
 TEST(OfflinePlanner, VariesTheBestRankedPassFirst) {
   // sgemm-like: compute-bound, its pipeline has unroll (variants 4, 8)
   // before thread-coarsen in the canonical order; with two candidates per

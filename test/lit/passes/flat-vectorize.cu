@@ -1,0 +1,221 @@
+// flat-vectorize: grid-stride loops over a flat index split into a row
+// (idx / cols) and a column (idx % cols) move chunks of one row with 16-byte
+// accesses, behind a check that cols is a multiple of the chunk and the
+// buffers are aligned; a scalar tail and the original loop stay.
+// RUN: rm -rf %t.dir && mkdir -p %t.dir
+// RUN: cp %s %t.dir/fv.cu
+// RUN: %clang-astra rewrite --passes=flat-vectorize -i %t.dir/fv.cu -- -std=c++17
+// RUN: FileCheck %s < %t.dir/fv.cu
+// RUN: %nvptx-compile %t.dir/fv.cu | FileCheck %s --check-prefix=PTX
+// RUN: %clang-astra rewrite --passes=flat-vectorize --explain %s -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
+// A second run changes nothing more (the loops it wrote are not matched).
+// RUN: %clang-astra rewrite --passes=flat-vectorize %t.dir/fv.cu -- -std=c++17 > %t.again.cu
+// RUN: diff %t.dir/fv.cu %t.again.cu
+// One element per thread: grid-stride first, then flat-vectorize, then
+// grid-coarsen launches 1/8 of the blocks (the chunk's width).
+// RUN: cp %S/Inputs/flat-vectorize.astra.json %t.dir/fv.cu.astra.json
+// RUN: cp %s %t.dir/fv.cu
+// RUN: %clang-astra rewrite --passes=restrict-const,grid-stride,flat-vectorize,grid-coarsen --kernel=gather_once -i %t.dir/fv.cu -- -std=c++17
+// RUN: FileCheck %s --check-prefix=COMPOSE < %t.dir/fv.cu
+// RUN: FileCheck %s --check-prefix=COMPOSE-SPEC < %t.dir/fv.cu.astra.json
+// RUN: %nvptx-compile %t.dir/fv.cu | FileCheck %s --check-prefix=COMPOSE-PTX
+
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+// The feature gather of a GNN mini-batch: the row comes through an index,
+// the store is the flat index.
+__global__ void gather(const __half *__restrict__ x,
+                       const int64_t *__restrict__ index,
+                       __half *__restrict__ out, int64_t n, int cols) {
+  for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < n * cols; idx += (int64_t)blockDim.x * gridDim.x) {
+    const int64_t i = idx / cols;
+    const int c = idx % cols;
+    out[idx] = x[index[i] * cols + c];
+  }
+}
+// CHECK-LABEL: {{^}}__global__ void gather(
+// CHECK:      {{^}}  if (cols % 8 == 0 &&
+// CHECK-NEXT: {{^}}      reinterpret_cast<unsigned long long>(out) % 16 == 0 &&
+// CHECK-NEXT: {{^}}      reinterpret_cast<unsigned long long>(x) % 16 == 0) {
+// CHECK-NEXT: {{^}}    constexpr int astra_vec = 8;
+// CHECK-NEXT: {{^}}    for (int64_t astra_v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; astra_v < (n * cols) / astra_vec; astra_v += (int64_t)blockDim.x * gridDim.x) {
+// CHECK-NEXT: {{^}}      const int64_t astra_idx0 = astra_v * astra_vec;
+// CHECK-NEXT: {{^}}      const int64_t i = astra_idx0 / cols;
+// CHECK-NEXT: {{^}}      const int astra_c0 = astra_idx0 % cols;
+// CHECK-NEXT: {{^}}      alignas(16) __half astra_out[astra_vec];
+// CHECK-NEXT: {{^}}      alignas(16) __half astra_x[astra_vec];
+// CHECK-NEXT: {{^}}      *reinterpret_cast<uint4 *>(astra_x) = *reinterpret_cast<const uint4 *>(x + (index[i] * cols + astra_c0));
+// CHECK-NEXT: {{^}}      #pragma unroll
+// CHECK-NEXT: {{^}}      for (int astra_k = 0; astra_k < astra_vec; ++astra_k) {
+// CHECK-NEXT: {{^}}        astra_out[astra_k] = astra_x[astra_k];
+// CHECK-NEXT: {{^}}      }
+// CHECK-NEXT: {{^}}      *reinterpret_cast<uint4 *>(out + astra_idx0) = *reinterpret_cast<const uint4 *>(astra_out);
+// CHECK-NEXT: {{^}}    }
+// CHECK-NEXT: {{^}}    for (int64_t idx = (n * cols) / astra_vec * astra_vec + ((int64_t)blockIdx.x * blockDim.x + threadIdx.x); idx < n * cols; idx += (int64_t)blockDim.x * gridDim.x) {
+// CHECK-NEXT: {{^}}      const int64_t i = idx / cols;
+// CHECK-NEXT: {{^}}      const int c = idx % cols;
+// CHECK-NEXT: {{^}}      out[idx] = x[index[i] * cols + c];
+// CHECK-NEXT: {{^}}    }
+// CHECK-NEXT: {{^}}  } else {
+// CHECK-NEXT: {{^}}    for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < n * cols; idx += (int64_t)blockDim.x * gridDim.x) {
+// CHECK-NEXT: {{^}}      const int64_t i = idx / cols;
+// CHECK-NEXT: {{^}}      const int c = idx % cols;
+// CHECK-NEXT: {{^}}      out[idx] = x[index[i] * cols + c];
+// CHECK-NEXT: {{^}}    }
+// CHECK-NEXT: {{^}}  }
+// CHECK-NEXT: {{^}}}
+// EXPLAIN: flat-vectorize.cu:[[@LINE-37]]:3: flat-vectorize: fired: chunks of 8 consecutive 'idx' (one row 'i', 8 columns) move with 16-byte accesses of out (store), x and one division per chunk, when cols is a multiple of 8 and the buffers are 16-byte aligned; otherwise the original loop runs
+// PTX-LABEL: .entry _Z6gatherPK6__halfPKlPS_li(
+// PTX: ld.global.v4.b32
+// PTX: st.global.v4.b32
+
+// Scatter-add with float atomics: the source moves by chunks, the atomics
+// stay one per element (the column is declared again per element).
+__global__ void scatter_add(const float *__restrict__ src,
+                            const int64_t *__restrict__ index,
+                            float *__restrict__ out, int64_t n, int f) {
+  for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < n * f; idx += (int64_t)blockDim.x * gridDim.x) {
+    const int64_t e = idx / f;
+    const int j = idx % f;
+    atomicAdd(&out[index[e] * f + j], src[idx]);
+  }
+}
+// CHECK-LABEL: {{^}}__global__ void scatter_add(
+// CHECK:      {{^}}  if (f % 4 == 0 &&
+// CHECK-NEXT: {{^}}      reinterpret_cast<unsigned long long>(src) % 16 == 0) {
+// CHECK-NEXT: {{^}}    constexpr int astra_vec = 4;
+// CHECK:      {{^}}      *reinterpret_cast<uint4 *>(astra_src) = *reinterpret_cast<const uint4 *>(src + astra_idx0);
+// CHECK-NEXT: {{^}}      #pragma unroll
+// CHECK-NEXT: {{^}}      for (int astra_k = 0; astra_k < astra_vec; ++astra_k) {
+// CHECK-NEXT: {{^}}        const int j = astra_c0 + astra_k;
+// CHECK-NEXT: {{^}}        atomicAdd(&out[index[e] * f + j], astra_src[astra_k]);
+// CHECK-NEXT: {{^}}      }
+// CHECK-NEXT: {{^}}    }
+// EXPLAIN: flat-vectorize: fired: chunks of 4 consecutive 'idx' (one row 'e', 4 columns) move with 16-byte accesses of src and one division per chunk
+
+// A bias over the columns and a per-row scale: bias[c] and y[i * cols + c]
+// move with the column, s[i] is read once per element as before.
+__global__ void bias_scale(const float *__restrict__ x,
+                           const float *__restrict__ bias,
+                           const float *__restrict__ s, float *__restrict__ y,
+                           int rows, int cols) {
+  for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < rows * cols; idx += blockDim.x * gridDim.x) {
+    const int c = idx % cols;
+    const int i = idx / cols;
+    y[i * cols + c] = (x[idx] + bias[c]) * s[i];
+  }
+}
+// CHECK-LABEL: {{^}}__global__ void bias_scale(
+// CHECK:      {{^}}      const int i = astra_idx0 / cols;
+// CHECK-NEXT: {{^}}      const int astra_c0 = astra_idx0 % cols;
+// CHECK-NEXT: {{^}}      alignas(16) float astra_y[astra_vec];
+// CHECK-NEXT: {{^}}      alignas(16) float astra_x[astra_vec];
+// CHECK-NEXT: {{^}}      *reinterpret_cast<uint4 *>(astra_x) = *reinterpret_cast<const uint4 *>(x + astra_idx0);
+// CHECK-NEXT: {{^}}      alignas(16) float astra_bias[astra_vec];
+// CHECK-NEXT: {{^}}      *reinterpret_cast<uint4 *>(astra_bias) = *reinterpret_cast<const uint4 *>(bias + astra_c0);
+// CHECK:      {{^}}        astra_y[astra_k] = (astra_x[astra_k] + astra_bias[astra_k]) * s[i];
+// CHECK:      {{^}}      *reinterpret_cast<uint4 *>(y + (i * cols + astra_c0)) = *reinterpret_cast<const uint4 *>(astra_y);
+
+// Refused: without __restrict__ a chunk's loads could see its own stores.
+__global__ void no_restrict(const float *x, float *y, int rows, int cols) {
+  for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < rows * cols; idx += blockDim.x * gridDim.x) {
+    const int i = idx / cols;
+    const int c = idx % cols;
+    y[idx] = x[i * cols + c] * 2.0f;
+  }
+}
+// CHECK-LABEL: {{^}}__global__ void no_restrict(
+// CHECK-NEXT: {{^}}  for (int idx = blockIdx.x * blockDim.x + threadIdx.x;
+// EXPLAIN: flat-vectorize.cu:[[@LINE-8]]:3: flat-vectorize: not applied: not vectorized: no access moves with the column: 'y' (not __restrict__), 'x' (not __restrict__) stay scalar
+
+// Refused: row and column by different divisors.
+__global__ void two_divisors(const float *__restrict__ x, float *__restrict__ y,
+                             int rows, int a, int b) {
+  for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < rows * a; idx += blockDim.x * gridDim.x) {
+    const int i = idx / a;
+    const int c = idx % b;
+    y[idx] = x[i * a + c];
+  }
+}
+// EXPLAIN: flat-vectorize.cu:[[@LINE-6]]:3: flat-vectorize: not applied: not vectorized: the body does not start with the row and the column of 'idx' by one divisor (`i = idx / cols; c = idx % cols;`)
+
+// Refused: the body reads the thread's position itself.
+__global__ void reads_lane(const float *__restrict__ x, float *__restrict__ y,
+                           int rows, int cols) {
+  for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < rows * cols; idx += blockDim.x * gridDim.x) {
+    const int i = idx / cols;
+    const int c = idx % cols;
+    y[idx] = x[i * cols + c] + (threadIdx.x & 1);
+  }
+}
+// EXPLAIN: flat-vectorize.cu:[[@LINE-6]]:3: flat-vectorize: not applied: not vectorized: the body reads the thread's position (threadIdx.x at {{.*}}flat-vectorize.cu:[[@LINE-3]]:33) other than through 'idx'; its elements would move to other threads
+
+// Refused: a per-thread sum over the elements a thread takes.
+__global__ void per_thread_sum(const float *__restrict__ x, float *__restrict__ sums,
+                               int rows, int cols) {
+  float acc = 0.0f;
+  for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < rows * cols; idx += blockDim.x * gridDim.x) {
+    const int i = idx / cols;
+    const int c = idx % cols;
+    acc += x[i * cols + c];
+  }
+  atomicAdd(sums, acc);
+}
+// EXPLAIN: flat-vectorize.cu:[[@LINE-7]]:3: flat-vectorize: not applied: not vectorized: the body may change or read a changing 'acc' declared outside it
+
+// Stays scalar: a conditional store and load (the chunk's loads would be
+// speculative), an offset that is not a multiple of cols (chunks would be
+// misaligned), and an index without the column.
+__global__ void stays_scalar(const float *__restrict__ x, const int *__restrict__ index,
+                             float *__restrict__ y, int rows, int cols) {
+  for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < rows * cols; idx += blockDim.x * gridDim.x) {
+    const int i = idx / cols;
+    const int c = idx % cols;
+    if (index[i] >= 0)
+      y[idx] = x[index[i] + c] + x[i * cols + c + 1];
+  }
+}
+// EXPLAIN: flat-vectorize.cu:[[@LINE-7]]:3: flat-vectorize: not applied: not vectorized: no access moves with the column: 'index[i]', 'y' (written other than by one plain store at the chunk's element), 'x[index[i] + c]', 'x[i * cols + c + 1]' stay scalar
+
+// Refused: the neighbour loop's loads move with the column but stay scalar;
+// one thread would run the loop for each of its chunk's columns.
+__global__ void neighbour_mean(const int *__restrict__ rowptr, const int *__restrict__ col,
+                               const float *__restrict__ x, float *__restrict__ out,
+                               int rows, int f) {
+  for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < rows * f; idx += blockDim.x * gridDim.x) {
+    const int r = idx / f;
+    const int j = idx % f;
+    float sum = 0.0f;
+    for (int e = rowptr[r]; e < rowptr[r + 1]; ++e)
+      sum += x[col[e] * f + j];
+    out[idx] = sum;
+  }
+}
+// EXPLAIN: flat-vectorize.cu:[[@LINE-9]]:3: flat-vectorize: not applied: not vectorized: 'x[col[e] * f + j]' moves with the column but stays scalar in an inner loop (at {{.*}}flat-vectorize.cu:[[@LINE-5]]:5): one thread would run that loop for every element of its chunk
+
+// One element per thread, launched from the host: grid-stride makes the
+// loop, flat-vectorize the chunks, grid-coarsen divides the grid by 8.
+__global__ void gather_once(const __half *x, const int64_t *index, __half *out,
+                            int64_t n, int cols) {
+  const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (idx >= n * cols)
+    return;
+  const int64_t i = idx / cols;
+  const int c = idx % cols;
+  out[idx] = x[index[i] * cols + c];
+}
+
+void launch_gather_once(const __half *x, const int64_t *index, __half *out,
+                        int64_t n, int cols) {
+  const int64_t blocks = (n * cols + 255) / 256;
+  gather_once<<<blocks, 256>>>(x, index, out, n, cols);
+}
+// COMPOSE-LABEL: {{^}}__global__ void gather_once(
+// COMPOSE:      {{^}}  if (cols % 8 == 0 &&
+// COMPOSE:      {{^}}    constexpr int astra_vec = 8;
+// COMPOSE:      {{^}}      *reinterpret_cast<uint4 *>(astra_x) = *reinterpret_cast<const uint4 *>(x + (index[i] * cols + astra_c0));
+// COMPOSE:      {{^}}  gather_once<<<((blocks) + 7) / 8, 256>>>(x, index, out, n, cols);
+// COMPOSE-SPEC: "grid": "cdiv(cdiv(n * cols, 256), 8)"
+// COMPOSE-PTX-LABEL: .entry _Z11gather_oncePK6__halfPKlPS_li(
+// COMPOSE-PTX: ld.global.v4.b32
