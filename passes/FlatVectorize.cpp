@@ -557,8 +557,10 @@ public:
       SM(PC.sourceManager()), LO(PC.langOpts()), PP(LO) {
     PP.SuppressTagKeyword = true;
   }
+  /// \p Vec: elements per 16-byte chunk; \p Vec8: per 8-byte chunk, 0
+  /// when there is no such path.
   std::string write(std::vector<Buffer> &Buffers, unsigned &Vec,
-                    std::string &Why);
+                    unsigned &Vec8, std::string &Why);
 
 private:
   unsigned offset(SourceLocation Loc) const {
@@ -572,7 +574,7 @@ private:
 };
 
 std::string Writer::write(std::vector<Buffer> &Buffers, unsigned &Vec,
-                          std::string &Why) {
+                          unsigned &Vec8, std::string &Why) {
   const ForStmt *F = L.Loop;
   SourceLocation LoopEnd = endOfStatement(F, SM, LO);
   CharSourceRange LoopText = Lexer::makeFileCharRange(
@@ -603,9 +605,11 @@ std::string Writer::write(std::vector<Buffer> &Buffers, unsigned &Vec,
   }
 
   // Vector width: 16 bytes of the smallest element.
-  uint64_t Min = 16;
-  for (const Buffer &B : Buffers)
+  uint64_t Min = 16, Max = 0;
+  for (const Buffer &B : Buffers) {
     Min = std::min(Min, B.ElemSize);
+    Max = std::max(Max, B.ElemSize);
+  }
   Vec = unsigned(16 / Min);
 
   const ASTContext &Ctx = PC.astContext();
@@ -718,59 +722,77 @@ std::string Writer::write(std::vector<Buffer> &Buffers, unsigned &Vec,
     return "";
   }
 
-  auto Copy = [&](const Buffer &B, const std::string &Dst,
-                  const std::string &Src) {
-    uint64_t N = Vec * B.ElemSize / 16;
-    if (N == 1)
-      return In2 + "*reinterpret_cast<uint4 *>(" + Dst +
-             ") = *reinterpret_cast<const uint4 *>(" + Src + ");\n";
-    return In2 + "#pragma unroll\n" + In2 + "for (int " + Q + " = 0; " + Q +
-           " < " + std::to_string(N) + "; ++" + Q + ")\n" + In3 +
-           "reinterpret_cast<uint4 *>(" + Dst + ")[" + Q + "] = " +
-           "reinterpret_cast<const uint4 *>(" + Src + ")[" + Q + "];\n";
+  // One path per access width: the chunk loop and its tail, for VEC
+  // elements moved with accesses of \p Bytes bytes.
+  auto Path = [&](unsigned Vec, unsigned Bytes) {
+    std::string VT = Bytes == 16 ? "uint4" : "uint2";
+    std::string BT = std::to_string(Bytes);
+    auto Copy = [&](const Buffer &B, const std::string &Dst,
+                    const std::string &Src) {
+      uint64_t N = Vec * B.ElemSize / Bytes;
+      if (N == 1)
+        return In2 + "*reinterpret_cast<" + VT + " *>(" + Dst +
+               ") = *reinterpret_cast<const " + VT + " *>(" + Src + ");\n";
+      return In2 + "#pragma unroll\n" + In2 + "for (int " + Q + " = 0; " +
+             Q + " < " + std::to_string(N) + "; ++" + Q + ")\n" + In3 +
+             "reinterpret_cast<" + VT + " *>(" + Dst + ")[" + Q + "] = " +
+             "reinterpret_cast<const " + VT + " *>(" + Src + ")[" + Q +
+             "];\n";
+    };
+    std::vector<std::string> Conds = {operand(Cols) + " % " +
+                                      std::to_string(Vec) + " == 0"};
+    std::set<const ParmVarDecl *> Checked;
+    for (const Buffer &B : Buffers)
+      if (Checked.insert(B.Ptr).second)
+        Conds.push_back("reinterpret_cast<unsigned long long>(" +
+                        B.Ptr->getNameAsString() + ") % " + BT + " == 0");
+    std::string S = "(" + join(Conds, " &&\n" + In0 + "    ") + ") {\n";
+    S += In1 + "constexpr int astra_vec = " + std::to_string(Vec) + ";\n";
+    S += In1 + "for (" + IT + " " + V + " = " + Start + "; " + V + " < " +
+         operand(Bound) + " / astra_vec; " + V + " += " + Step + ") {\n";
+    S += In2 + "const " + IT + " " + I0 + " = " + V + " * astra_vec;\n";
+    if (RowUsed)
+      S += In2 + RowDecl + "\n";
+    if (C0Used)
+      S += In2 + "const " +
+           L.Col->getType().getUnqualifiedType().getAsString(PP) + " " + C0 +
+           " = " + I0 + " % " + operand(Cols) + ";\n";
+    for (const Buffer &B : Buffers) {
+      S += In2 + "alignas(" + BT + ") " + B.Type + " " + B.Name +
+           "[astra_vec];\n";
+      if (!B.Write)
+        S += Copy(B, B.Name,
+                  B.Ptr->getNameAsString() + " + " + operand(B.Base));
+    }
+    S += In2 + "#pragma unroll\n";
+    S += In2 + "for (int " + K + " = 0; " + K + " < astra_vec; ++" + K +
+         ") {\n";
+    if (IdxUsed)
+      S += In3 + "const " + IT + " " + L.Idx->getNameAsString() + " = " + I0 +
+           " + " + K + ";\n";
+    if (ColUsed)
+      S += In3 + ColDecl + "\n";
+    S += In3 + reindent(NewRest, U + U) + "\n";
+    S += In2 + "}\n";
+    for (const Buffer &B : Buffers)
+      if (B.Write)
+        S += Copy(B, B.Ptr->getNameAsString() + " + " + operand(B.Base),
+                  B.Name);
+    S += In1 + "}\n";
+    S += In1 + "for (" + IT + " " + L.Idx->getNameAsString() + " = " +
+         operand(Bound) + " / astra_vec * astra_vec + " + operand(Start) +
+         "; " + Cond + "; " + Inc + ")" +
+         reindent(Buf.slice(RParenEnd, End), U) + "\n";
+    return S;
   };
 
-  std::vector<std::string> Conds = {operand(Cols) + " % " +
-                                    std::to_string(Vec) + " == 0"};
-  std::set<const ParmVarDecl *> Checked;
-  for (const Buffer &B : Buffers)
-    if (Checked.insert(B.Ptr).second)
-      Conds.push_back("reinterpret_cast<unsigned long long>(" +
-                      B.Ptr->getNameAsString() + ") % 16 == 0");
-
-  std::string S = "if (" + join(Conds, " &&\n" + In0 + "    ") + ") {\n";
-  S += In1 + "constexpr int astra_vec = " + std::to_string(Vec) + ";\n";
-  S += In1 + "for (" + IT + " " + V + " = " + Start + "; " + V + " < " +
-       operand(Bound) + " / astra_vec; " + V + " += " + Step + ") {\n";
-  S += In2 + "const " + IT + " " + I0 + " = " + V + " * astra_vec;\n";
-  if (RowUsed)
-    S += In2 + RowDecl + "\n";
-  if (C0Used)
-    S += In2 + "const " +
-         L.Col->getType().getUnqualifiedType().getAsString(PP) + " " + C0 +
-         " = " + I0 + " % " + operand(Cols) + ";\n";
-  for (const Buffer &B : Buffers) {
-    S += In2 + "alignas(16) " + B.Type + " " + B.Name + "[astra_vec];\n";
-    if (!B.Write)
-      S += Copy(B, B.Name, B.Ptr->getNameAsString() + " + " + operand(B.Base));
-  }
-  S += In2 + "#pragma unroll\n";
-  S += In2 + "for (int " + K + " = 0; " + K + " < astra_vec; ++" + K +
-       ") {\n";
-  if (IdxUsed)
-    S += In3 + "const " + IT + " " + L.Idx->getNameAsString() + " = " + I0 +
-         " + " + K + ";\n";
-  if (ColUsed)
-    S += In3 + ColDecl + "\n";
-  S += In3 + reindent(NewRest, U + U) + "\n";
-  S += In2 + "}\n";
-  for (const Buffer &B : Buffers)
-    if (B.Write)
-      S += Copy(B, B.Ptr->getNameAsString() + " + " + operand(B.Base), B.Name);
-  S += In1 + "}\n";
-  S += In1 + "for (" + IT + " " + L.Idx->getNameAsString() + " = " +
-       operand(Bound) + " / astra_vec * astra_vec + " + operand(Start) + "; " +
-       Cond + "; " + Inc + ")" + reindent(Buf.slice(RParenEnd, End), U) + "\n";
+  // 16-byte accesses where cols allows them; else 8-byte ones (fp16 rows of
+  // 100, ogbn-products' width, are a multiple of 4 but not of 8); else the
+  // original loop.
+  std::string S = "if " + Path(Vec, 16);
+  Vec8 = Max <= 8 && 8 / Min >= 2 ? unsigned(8 / Min) : 0;
+  if (Vec8)
+    S += In0 + "} else if " + Path(Vec8, 8);
   S += In0 + "} else {\n" + In1 + reindent(Buf.slice(Begin, End), U) + "\n" +
        In0 + "}";
   return S;
@@ -802,10 +824,10 @@ void FlatVectorizePass::run(PassContext &PC) {
       std::vector<Buffer> Buffers;
       if (Why.empty())
         Buffers = Planner(PC, FD, L).plan(Why);
-      unsigned Vec = 0;
+      unsigned Vec = 0, Vec8 = 0;
       std::string Text;
       if (Why.empty())
-        Text = Writer(PC, L).write(Buffers, Vec, Why);
+        Text = Writer(PC, L).write(Buffers, Vec, Vec8, Why);
       std::optional<TextEdit> Edit;
       if (Why.empty()) {
         Edit = makeEdit(
@@ -833,8 +855,13 @@ void FlatVectorizePass::run(PassContext &PC) {
               " columns) move with 16-byte accesses of " + join(Names, ", ") +
               " and one division per chunk, when " + Cols +
               " is a multiple of " + std::to_string(Vec) +
-              " and the buffers are 16-byte aligned; otherwise the original "
-              "loop runs");
+              " and the buffers are 16-byte aligned" +
+              (Vec8 ? " (chunks of " + std::to_string(Vec8) +
+                          " with 8-byte accesses when it is a multiple of " +
+                          std::to_string(Vec8) + " and they are 8-byte "
+                          "aligned)"
+                    : std::string()) +
+              "; otherwise the original loop runs");
     }
   }
   Votes.resolve(PC, ES);

@@ -12,7 +12,8 @@
 // RUN: %clang-astra rewrite --passes=flat-vectorize %t.dir/fv.cu -- -std=c++17 > %t.again.cu
 // RUN: diff %t.dir/fv.cu %t.again.cu
 // One element per thread: grid-stride first, then flat-vectorize, then
-// grid-coarsen launches 1/8 of the blocks (the chunk's width).
+// grid-coarsen launches 1/4 of the blocks (the narrower path's chunk: its
+// default factor is the smallest astra_vec in the kernel).
 // RUN: cp %S/Inputs/flat-vectorize.astra.json %t.dir/fv.cu.astra.json
 // RUN: cp %s %t.dir/fv.cu
 // RUN: %clang-astra rewrite --passes=restrict-const,grid-stride,flat-vectorize,grid-coarsen --kernel=gather_once -i %t.dir/fv.cu -- -std=c++17
@@ -57,7 +58,15 @@ __global__ void gather(const __half *__restrict__ x,
 // CHECK-NEXT: {{^}}      const int c = idx % cols;
 // CHECK-NEXT: {{^}}      out[idx] = x[index[i] * cols + c];
 // CHECK-NEXT: {{^}}    }
-// CHECK-NEXT: {{^}}  } else {
+// Rows of 100 halves are a multiple of 4, not of 8: 8-byte accesses then.
+// CHECK-NEXT: {{^}}  } else if (cols % 4 == 0 &&
+// CHECK-NEXT: {{^}}      reinterpret_cast<unsigned long long>(out) % 8 == 0 &&
+// CHECK-NEXT: {{^}}      reinterpret_cast<unsigned long long>(x) % 8 == 0) {
+// CHECK-NEXT: {{^}}    constexpr int astra_vec = 4;
+// CHECK:      {{^}}      alignas(8) __half astra_x[astra_vec];
+// CHECK-NEXT: {{^}}      *reinterpret_cast<uint2 *>(astra_x) = *reinterpret_cast<const uint2 *>(x + (index[i] * cols + astra_c0));
+// CHECK:      {{^}}      *reinterpret_cast<uint2 *>(out + astra_idx0) = *reinterpret_cast<const uint2 *>(astra_out);
+// CHECK:      {{^}}  } else {
 // CHECK-NEXT: {{^}}    for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < n * cols; idx += (int64_t)blockDim.x * gridDim.x) {
 // CHECK-NEXT: {{^}}      const int64_t i = idx / cols;
 // CHECK-NEXT: {{^}}      const int c = idx % cols;
@@ -65,10 +74,12 @@ __global__ void gather(const __half *__restrict__ x,
 // CHECK-NEXT: {{^}}    }
 // CHECK-NEXT: {{^}}  }
 // CHECK-NEXT: {{^}}}
-// EXPLAIN: flat-vectorize.cu:[[@LINE-37]]:3: flat-vectorize: fired: chunks of 8 consecutive 'idx' (one row 'i', 8 columns) move with 16-byte accesses of out (store), x and one division per chunk, when cols is a multiple of 8 and the buffers are 16-byte aligned; otherwise the original loop runs
+// EXPLAIN: flat-vectorize.cu:[[@LINE-45]]:3: flat-vectorize: fired: chunks of 8 consecutive 'idx' (one row 'i', 8 columns) move with 16-byte accesses of out (store), x and one division per chunk, when cols is a multiple of 8 and the buffers are 16-byte aligned (chunks of 4 with 8-byte accesses when it is a multiple of 4 and they are 8-byte aligned); otherwise the original loop runs
 // PTX-LABEL: .entry _Z6gatherPK6__halfPKlPS_li(
 // PTX: ld.global.v4.b32
 // PTX: st.global.v4.b32
+// PTX: ld.global.v2.b32
+// PTX: st.global.v2.b32
 
 // Scatter-add with float atomics: the source moves by chunks, the atomics
 // stay one per element (the column is declared again per element).
@@ -195,7 +206,7 @@ __global__ void neighbour_mean(const int *__restrict__ rowptr, const int *__rest
 // EXPLAIN: flat-vectorize.cu:[[@LINE-9]]:3: flat-vectorize: not applied: not vectorized: 'x[col[e] * f + j]' moves with the column but stays scalar in an inner loop (at {{.*}}flat-vectorize.cu:[[@LINE-5]]:5): one thread would run that loop for every element of its chunk
 
 // One element per thread, launched from the host: grid-stride makes the
-// loop, flat-vectorize the chunks, grid-coarsen divides the grid by 8.
+// loop, flat-vectorize the chunks, grid-coarsen divides the grid by 4.
 __global__ void gather_once(const __half *x, const int64_t *index, __half *out,
                             int64_t n, int cols) {
   const int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -215,7 +226,7 @@ void launch_gather_once(const __half *x, const int64_t *index, __half *out,
 // COMPOSE:      {{^}}  if (cols % 8 == 0 &&
 // COMPOSE:      {{^}}    constexpr int astra_vec = 8;
 // COMPOSE:      {{^}}      *reinterpret_cast<uint4 *>(astra_x) = *reinterpret_cast<const uint4 *>(x + (index[i] * cols + astra_c0));
-// COMPOSE:      {{^}}  gather_once<<<((blocks) + 7) / 8, 256>>>(x, index, out, n, cols);
-// COMPOSE-SPEC: "grid": "cdiv(cdiv(n * cols, 256), 8)"
+// COMPOSE:      {{^}}  gather_once<<<((blocks) + 3) / 4, 256>>>(x, index, out, n, cols);
+// COMPOSE-SPEC: "grid": "cdiv(cdiv(n * cols, 256), 4)"
 // COMPOSE-PTX-LABEL: .entry _Z11gather_oncePK6__halfPKlPS_li(
 // COMPOSE-PTX: ld.global.v4.b32
