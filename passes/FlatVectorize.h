@@ -16,8 +16,9 @@
 // c]` is VEC consecutive, 16-byte aligned elements. This pass moves a chunk
 // per iteration with one 16-byte load or store per buffer and one division
 // per chunk instead of one per element (a 64-bit division is dozens of
-// instructions). Feature gathers and scatter-adds of GNN mini-batches
-// (SALIENT) and row-broadcast elementwise ops are written this way.
+// instructions). Feature gathers of GNN mini-batches (SALIENT) and
+// row-broadcast elementwise ops are written this way; scatter-adds too, but
+// their per-element atomics would lose coalescing, so they are refused.
 //
 // docs/passes.md says when the pass fires and why it is safe.
 //
