@@ -594,21 +594,12 @@ private:
 std::string Writer::write(std::vector<Buffer> &Buffers, unsigned &Vec,
                           unsigned &Vec8, std::string &Why) {
   const ForStmt *F = L.Loop;
-  SourceLocation LoopEnd = endOfStatement(F, SM, LO);
-  CharSourceRange LoopText = Lexer::makeFileCharRange(
-      CharSourceRange::getTokenRange(F->getSourceRange()), SM, LO);
-  if (F->getForLoc().isMacroID() || LoopText.isInvalid() ||
-      !PC.isEditable(LoopText.getAsRange()) || LoopEnd.isInvalid() ||
-      LoopEnd.isMacroID()) {
-    Why = "the loop comes from a macro expansion";
+  std::optional<LoopText> LT = loopText(PC, F, Why);
+  if (!LT)
     return "";
-  }
   FileID FID = SM.getFileID(SM.getExpansionLoc(F->getForLoc()));
-  StringRef Buf = SM.getBufferData(FID);
-  unsigned Begin = offset(F->getForLoc());
-  unsigned End = SM.getFileOffset(LoopEnd);
-  unsigned RParenEnd = SM.getFileOffset(
-      Lexer::getLocForEndOfToken(F->getRParenLoc(), 0, SM, LO));
+  StringRef Buf = LT->Buf;
+  unsigned Begin = LT->Begin, End = LT->End, RParenEnd = LT->RParenEnd;
   unsigned RestBegin = offset(L.Rest.front()->getBeginLoc());
   SourceLocation RestEndLoc = endOfStatement(L.Rest.back(), SM, LO);
   if (RestEndLoc.isInvalid() || SM.getFileID(RestEndLoc) != FID) {
@@ -704,11 +695,7 @@ std::string Writer::write(std::vector<Buffer> &Buffers, unsigned &Vec,
                 });
 
   // Indentation: the loop's and one level as its body uses it.
-  std::string In0 = lineIndent(F->getForLoc(), SM).value_or("");
-  std::string U = "  ";
-  if (auto BI = lineIndent(L.Rest.front()->getBeginLoc(), SM))
-    if (BI->size() > In0.size() && StringRef(*BI).starts_with(In0))
-      U = BI->substr(In0.size());
+  std::string In0 = LT->Indent, U = LT->Unit;
   std::string In1 = In0 + U, In2 = In1 + U, In3 = In2 + U;
 
   std::string IT = L.Idx->getType().getUnqualifiedType().getAsString(PP);
@@ -747,15 +734,8 @@ std::string Writer::write(std::vector<Buffer> &Buffers, unsigned &Vec,
     std::string BT = std::to_string(Bytes);
     auto Copy = [&](const Buffer &B, const std::string &Dst,
                     const std::string &Src) {
-      uint64_t N = Vec * B.ElemSize / Bytes;
-      if (N == 1)
-        return In2 + "*reinterpret_cast<" + VT + " *>(" + Dst +
-               ") = *reinterpret_cast<const " + VT + " *>(" + Src + ");\n";
-      return In2 + "#pragma unroll\n" + In2 + "for (int " + Q + " = 0; " +
-             Q + " < " + std::to_string(N) + "; ++" + Q + ")\n" + In3 +
-             "reinterpret_cast<" + VT + " *>(" + Dst + ")[" + Q + "] = " +
-             "reinterpret_cast<const " + VT + " *>(" + Src + ")[" + Q +
-             "];\n";
+      return vectorCopyText(In2, U, VT, std::to_string(Vec * B.ElemSize / Bytes),
+                            Q, Dst, Src);
     };
     std::vector<std::string> Conds = {operand(Cols) + " % " +
                                       std::to_string(Vec) + " == 0"};

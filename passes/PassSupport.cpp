@@ -1,5 +1,6 @@
 //===- PassSupport.cpp ----------------------------------------------------===//
 #include "PassSupport.h"
+#include "GridStride.h"
 #include "astra/Analysis/PointerAccess.h"
 #include "astra/Spec/Spec.h"
 
@@ -1000,6 +1001,61 @@ bool isVectorizedLoop(const ForStmt *F, const ParentMap &PM) {
           return true;
   }
   return false;
+}
+
+std::optional<LoopText> loopText(const PassContext &PC, const ForStmt *L,
+                                 std::string &Why) {
+  const SourceManager &SM = PC.sourceManager();
+  const LangOptions &LO = PC.langOpts();
+  SourceLocation LoopEnd = cudaidiom::endOfStatement(L, SM, LO);
+  CharSourceRange Range = Lexer::makeFileCharRange(
+      CharSourceRange::getTokenRange(L->getSourceRange()), SM, LO);
+  if (L->getForLoc().isMacroID() || Range.isInvalid() ||
+      !PC.isEditable(Range.getAsRange()) || LoopEnd.isInvalid() ||
+      LoopEnd.isMacroID()) {
+    Why = "the loop comes from a macro expansion";
+    return std::nullopt;
+  }
+  auto Offset = [&](SourceLocation Loc) {
+    return SM.getFileOffset(SM.getExpansionLoc(Loc));
+  };
+  FileID FID = SM.getFileID(SM.getExpansionLoc(L->getForLoc()));
+  LoopText T;
+  T.Buf = SM.getBufferData(FID);
+  T.Begin = Offset(L->getForLoc());
+  T.End = SM.getFileOffset(LoopEnd);
+  T.RParenEnd = SM.getFileOffset(
+      Lexer::getLocForEndOfToken(L->getRParenLoc(), 0, SM, LO));
+  T.BodyBegin = Offset(L->getBody()->getBeginLoc());
+  if (SM.getFileID(LoopEnd) != FID ||
+      !(T.Begin < T.RParenEnd && T.RParenEnd <= T.BodyBegin &&
+        T.BodyBegin < T.End)) {
+    Why = "the loop's text is not in one piece in one file";
+    return std::nullopt;
+  }
+  T.Indent = cudaidiom::lineIndent(L->getForLoc(), SM).value_or("");
+  T.Unit = "  ";
+  if (const auto *CS = dyn_cast<CompoundStmt>(L->getBody()))
+    if (!CS->body_empty())
+      if (auto BI = cudaidiom::lineIndent(CS->body_front()->getBeginLoc(), SM))
+        if (BI->size() > T.Indent.size() &&
+            StringRef(*BI).starts_with(T.Indent))
+          T.Unit = BI->substr(T.Indent.size());
+  return T;
+}
+
+std::string vectorCopyText(StringRef Indent, StringRef Unit, StringRef VT,
+                           StringRef Count, StringRef Q, StringRef Dst,
+                           StringRef Src) {
+  if (Count == "1")
+    return (Indent + "*reinterpret_cast<" + VT + " *>(" + Dst +
+            ") = *reinterpret_cast<const " + VT + " *>(" + Src + ");\n")
+        .str();
+  return (Indent + "#pragma unroll\n" + Indent + "for (int " + Q + " = 0; " +
+          Q + " < " + Count + "; ++" + Q + ")\n" + Indent + Unit +
+          "reinterpret_cast<" + VT + " *>(" + Dst + ")[" + Q + "] = " +
+          "reinterpret_cast<const " + VT + " *>(" + Src + ")[" + Q + "];\n")
+      .str();
 }
 
 } // namespace astra

@@ -307,6 +307,32 @@ Use accessUse(const clang::ArraySubscriptExpr *ASE,
 /// not vectorized again.
 bool isVectorizedLoop(const clang::ForStmt *F, const clang::ParentMap &PM);
 
+/// The text of a for loop that a vector pass replaces: the file buffer and
+/// offsets of the `for`, the end of the `)` closing the header, the body's
+/// start and the end of the loop (past its `;` or `}`), and the loop's
+/// indentation and one level as its body uses it ("  " when it cannot
+/// tell).
+struct LoopText {
+  llvm::StringRef Buf;
+  unsigned Begin = 0, RParenEnd = 0, BodyBegin = 0, End = 0;
+  std::string Indent, Unit;
+};
+
+/// \p L's LoopText; nullopt, with \p Why set, when the loop comes from a
+/// macro expansion or its text is not in one piece in one file. (The loop
+/// may end in a macro argument, `out[j] = F(in[j]);`: what must be plain
+/// file text is the loop as it is written, not its last token.)
+std::optional<LoopText> loopText(const PassContext &PC,
+                                 const clang::ForStmt *L, std::string &Why);
+
+/// Copies the \p Count words of type \p VT (uint4, uint2) from \p Src to
+/// \p Dst: one assignment when Count is "1", else an unrolled loop over
+/// \p Q. Lines start at \p Indent; the loop's body one \p Unit deeper.
+std::string vectorCopyText(llvm::StringRef Indent, llvm::StringRef Unit,
+                           llvm::StringRef VT, llvm::StringRef Count,
+                           llvm::StringRef Q, llvm::StringRef Dst,
+                           llvm::StringRef Src);
+
 /// "<file:line:col>" of \p Loc for messages.
 std::string posText(const PassContext &PC, clang::SourceLocation Loc);
 

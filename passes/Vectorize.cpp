@@ -1651,30 +1651,13 @@ std::string LoopWriter::substituteJ(const ArraySubscriptExpr *ASE,
 std::string LoopWriter::write(const LoopPlan &P, std::string &Why) {
   const ForStmt *L = P.Loop;
   const unsigned B = Opt.Bytes;
-  SourceLocation LoopEnd = endOfStatement(L, SM, LO);
-  // The loop may end in a macro argument (`out[j] = F(in[j]);`): what must
-  // be plain file text is the loop as it is written, not its last token.
-  CharSourceRange LoopText = Lexer::makeFileCharRange(
-      CharSourceRange::getTokenRange(L->getSourceRange()), SM, LO);
-  if (L->getForLoc().isMacroID() || LoopText.isInvalid() ||
-      !PC.isEditable(LoopText.getAsRange()) || LoopEnd.isInvalid() ||
-      LoopEnd.isMacroID()) {
-    Why = "the loop comes from a macro expansion";
+  std::optional<LoopText> LT = loopText(PC, L, Why);
+  if (!LT)
     return "";
-  }
   FileID FID = SM.getFileID(SM.getExpansionLoc(L->getForLoc()));
-  StringRef Buf = SM.getBufferData(FID);
-  unsigned Begin = offset(L->getForLoc());
-  unsigned End = SM.getFileOffset(LoopEnd);
-  unsigned RParenEnd = SM.getFileOffset(
-      Lexer::getLocForEndOfToken(L->getRParenLoc(), 0, SM, LO));
-  unsigned BodyBegin = offset(L->getBody()->getBeginLoc());
-  if (SM.getFileID(LoopEnd) != FID || !(Begin < RParenEnd &&
-                                        RParenEnd <= BodyBegin &&
-                                        BodyBegin < End)) {
-    Why = "the loop's text is not in one piece in one file";
-    return "";
-  }
+  StringRef Buf = LT->Buf;
+  unsigned Begin = LT->Begin, End = LT->End, RParenEnd = LT->RParenEnd,
+           BodyBegin = LT->BodyBegin;
 
   const VarDecl *PatternJ = varAtSameLocation(Pattern, P.J);
   QualType JT = (PatternJ ? PatternJ : P.J)->getType().getUnqualifiedType();
@@ -1768,13 +1751,7 @@ std::string LoopWriter::write(const LoopPlan &P, std::string &Why) {
   }
 
   // Indentation: the loop's, and one level as the body uses it.
-  std::string I0 = lineIndent(L->getForLoc(), SM).value_or("");
-  std::string U = "  ";
-  if (const auto *CS = dyn_cast<CompoundStmt>(L->getBody()))
-    if (!CS->body_empty())
-      if (auto BI = lineIndent(CS->body_front()->getBeginLoc(), SM))
-        if (BI->size() > I0.size() && StringRef(*BI).starts_with(I0))
-          U = BI->substr(I0.size());
+  std::string I0 = LT->Indent, U = LT->Unit;
   std::string I1 = I0 + U, I2 = I1 + U, I3 = I2 + U;
 
   // astra_vec: literal when every element type is known in the pattern.
@@ -1845,14 +1822,7 @@ std::string LoopWriter::write(const LoopPlan &P, std::string &Why) {
     return "(int)(astra_vec * sizeof(" + Types[I] + ") / " + BT + ")";
   };
   auto Copy = [&](size_t I, const std::string &Dst, const std::string &Src) {
-    std::string C = Copies(I);
-    if (C == "1")
-      return I2 + "*reinterpret_cast<" + VT + " *>(" + Dst +
-             ") = *reinterpret_cast<const " + VT + " *>(" + Src + ");\n";
-    return I2 + "#pragma unroll\n" + I2 +
-           "for (int astra_q = 0; astra_q < " + C + "; ++astra_q)\n" + I3 +
-           "reinterpret_cast<" + VT + " *>(" + Dst + ")[astra_q] = " +
-           "reinterpret_cast<const " + VT + " *>(" + Src + ")[astra_q];\n";
+    return vectorCopyText(I2, U, VT, Copies(I), "astra_q", Dst, Src);
   };
 
   std::string JDecl = JType + " " + JName + " = astra_jv * astra_vec + astra_k;";
