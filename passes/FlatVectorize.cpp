@@ -25,6 +25,8 @@
 //       <16-byte stores of each written buffer>
 //     }
 //     for (IT idx = n / astra_vec * astra_vec + <global index>; ...) <body>   // tail
+//   } else if (cols % VEC8 == 0 && <8-byte aligned>) {
+//     <the same with 8-byte (uint2) accesses>
 //   } else {
 //     <the original loop>
 //   }
@@ -37,8 +39,8 @@
 #include "PassSupport.h"
 
 #include "clang/AST/ParentMap.h"
-#include "clang/Basic/SourceManager.h"
 #include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -75,18 +77,6 @@ struct Buffer {
   uint64_t ElemSize = 0;
   std::string Name, Type;
 };
-
-bool refersTo(const Expr *E, const VarDecl *V) {
-  const auto *D = dyn_cast_or_null<DeclRefExpr>(stripIntCasts(E));
-  return D && D->getDecl() == V;
-}
-
-/// `x` for a name or number, `(x)` otherwise.
-std::string operand(StringRef T) {
-  if (!T.empty() && all_of(T, [](char C) { return isAlnum(C) || C == '_'; }))
-    return T.str();
-  return "(" + T.str() + ")";
-}
 
 /// Whether \p E has the same value for every thread and iteration: integer
 /// literals, never-changed integer parameters, constants, and arithmetic on

@@ -557,6 +557,11 @@ std::string instantiationName(const FunctionDecl *D, const LangOptions &LO) {
   return S;
 }
 
+bool refersTo(const Expr *E, const VarDecl *V) {
+  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(stripIntCasts(E));
+  return DRE && DRE->getDecl() == V;
+}
+
 } // namespace cudaidiom
 
 //===----------------------------------------------------------------------===//
@@ -585,11 +590,6 @@ static bool isPlainReturn(const Stmt *S) {
     return CS->size() == 1 && isPlainReturn(CS->body_front());
   const auto *R = dyn_cast<ReturnStmt>(S);
   return R && !R->getRetValue();
-}
-
-static bool refersTo(const Expr *E, const VarDecl *V) {
-  const auto *DRE = dyn_cast<DeclRefExpr>(stripIntCasts(E));
-  return DRE && DRE->getDecl() == V;
 }
 
 /// Collects the variables of a loop bound, or says why the bound may change

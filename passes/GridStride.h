@@ -52,6 +52,9 @@ struct BuiltinRef {
 /// (implicit or written), which do not change an index's value here.
 const clang::Expr *stripIntCasts(const clang::Expr *E);
 
+/// Whether \p E names \p V (through parentheses and integer casts).
+bool refersTo(const clang::Expr *E, const clang::VarDecl *V);
+
 /// `threadIdx.x`, `blockDim.y`, ... (through parentheses and integer casts).
 BuiltinRef matchBuiltin(const clang::Expr *E);
 

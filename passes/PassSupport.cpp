@@ -1058,4 +1058,12 @@ std::string vectorCopyText(StringRef Indent, StringRef Unit, StringRef VT,
       .str();
 }
 
+std::string operand(StringRef T) {
+  if (T.find_first_not_of(
+          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") ==
+      StringRef::npos)
+    return T.str();
+  return "(" + T.str() + ")";
+}
+
 } // namespace astra

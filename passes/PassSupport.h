@@ -333,6 +333,10 @@ std::string vectorCopyText(llvm::StringRef Indent, llvm::StringRef Unit,
                            llvm::StringRef Q, llvm::StringRef Dst,
                            llvm::StringRef Src);
 
+/// \p T as an operand of generated code: as is when it is a name, a number
+/// or a member access, else parenthesized.
+std::string operand(llvm::StringRef T);
+
 /// "<file:line:col>" of \p Loc for messages.
 std::string posText(const PassContext &PC, clang::SourceLocation Loc);
 

@@ -175,11 +175,6 @@ bool inRange(const SourceManager &SM, SourceRange Outer, SourceLocation L) {
          !SM.isBeforeInTranslationUnit(E, L);
 }
 
-bool refersTo(const Expr *E, const VarDecl *V) {
-  const auto *D = dyn_cast_or_null<DeclRefExpr>(stripIntCasts(E));
-  return D && D->getDecl() == V;
-}
-
 /// The header of a stride loop: `for (T j = start; j < n; j += S)` with
 /// start/S threadIdx.x/blockDim.x or the global thread index and
 /// blockDim.x * gridDim.x. Returns false when \p FS is not a stride loop at
@@ -1594,16 +1589,6 @@ std::string LoopAnalyzer::analyze(LoopPlan &P, SourceLocation &Loc) {
 //===----------------------------------------------------------------------===//
 
 namespace {
-
-/// \p T as an operand of `/` or `+`: parenthesized unless it is a name, a
-/// member or a number.
-std::string operand(StringRef T) {
-  if (T.find_first_not_of(
-          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.") ==
-      StringRef::npos)
-    return T.str();
-  return "(" + T.str() + ")";
-}
 
 class LoopWriter {
 public:
