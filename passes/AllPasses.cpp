@@ -22,6 +22,7 @@
 #include "SmemTranspose.h"
 #include "GridCoarsen.h"
 #include "ThreadCoarsen.h"
+#include "RowsPerBlock.h"
 
 namespace astra {
 
@@ -49,6 +50,7 @@ const std::vector<PassInfo> &allPasses() {
       info<BlockSizePass>(),
       info<GridCoarsenPass>(),
       info<ThreadCoarsenPass>(),
+      info<RowsPerBlockPass>(),
   };
   return Passes;
 }

@@ -1066,4 +1066,33 @@ std::string operand(StringRef T) {
   return "(" + T.str() + ")";
 }
 
+/// The vector width vectorize wrote into \p FD (`constexpr int astra_vec =
+/// 4;`), or 0.
+int64_t vectorWidth(const FunctionDecl *FD, const ASTContext &Ctx) {
+  int64_t W = 0;
+  std::vector<const Stmt *> Work = {FD->getBody()};
+  while (!Work.empty()) {
+    const Stmt *S = Work.back();
+    Work.pop_back();
+    if (!S)
+      continue;
+    if (const auto *DS = dyn_cast<DeclStmt>(S))
+      for (const Decl *D : DS->decls())
+        if (const auto *V = dyn_cast<VarDecl>(D))
+          if (V->getName() == "astra_vec" && V->isConstexpr() &&
+              V->getInit()) {
+            Expr::EvalResult R;
+            if (!V->getInit()->isValueDependent() &&
+                V->getInit()->EvaluateAsInt(R, Ctx)) {
+              int64_t X = R.Val.getInt().getExtValue();
+              W = W ? std::min(W, X) : X;
+            }
+          }
+    for (const Stmt *C : S->children())
+      Work.push_back(C);
+  }
+  return W;
+}
+
+
 } // namespace astra

@@ -249,6 +249,13 @@ bool isSyncthreadsCall(const clang::Stmt *S);
 /// double and the 32- and 64-bit integers.
 bool isShuffleElementType(clang::QualType T);
 
+/// The vector width vectorize wrote into \p FD (`constexpr int astra_vec =
+/// 8;`; the smallest when there are several), or 0. Launch passes use it as
+/// their default factor: after vectorize a thread does the work of that
+/// many.
+int64_t vectorWidth(const clang::FunctionDecl *FD,
+                    const clang::ASTContext &Ctx);
+
 /// The indentation of the line holding \p Loc (its expansion location).
 std::string lineIndent(const PassContext &PC, clang::SourceLocation Loc);
 

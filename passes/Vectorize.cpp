@@ -101,6 +101,9 @@ struct Group {
   std::string Key; ///< Identifies base structurally.
   std::vector<const ArraySubscriptExpr *> Accesses;
   const DeclRefExpr *FirstJ = nullptr; ///< j in the first access's index.
+  /// The expression whose text holds FirstJ: the first access's index, or
+  /// the initializer of the local it names (`i = row * n + j; p[i]`).
+  const Expr *JHolder = nullptr;
   bool Read = false, Written = false, CondWritten = false;
   uint64_t ElemSize = 0;
   /// Loaded before the element loop: read, or not written in every iteration
@@ -238,29 +241,50 @@ struct Term {
 };
 
 /// Splits an index into +/- terms; \p JRef gets the one occurrence of j,
-/// which must be added (coefficient 1). False when the index is not
-/// `base + j` in that sense.
+/// which must be added (coefficient 1), and \p JHolder the expression whose
+/// text holds it. False when the index is not `base + j` in that sense.
+/// \p Expand gives the initializer of a local that stands for part of the
+/// index (`const int64_t i = row * n + j;` declared in the loop and never
+/// changed), or null: its terms are the index's.
 bool splitIndex(const Expr *E, const VarDecl *J, bool Neg,
-                std::vector<Term> &Terms, const DeclRefExpr *&JRef) {
+                std::vector<Term> &Terms, const DeclRefExpr *&JRef,
+                const Expr *&JHolder, const Expr *Holder,
+                function_ref<const Expr *(const VarDecl *)> Expand) {
   const Expr *S = stripIntCasts(E);
   if (const auto *D = dyn_cast<DeclRefExpr>(S); D && D->getDecl() == J) {
     if (Neg || JRef)
       return false;
     JRef = D;
+    JHolder = Holder;
     return true;
   }
+  if (const auto *D = dyn_cast<DeclRefExpr>(S))
+    if (const auto *V = dyn_cast<VarDecl>(D->getDecl()))
+      if (const Expr *Init = Expand(V); Init && !referencesTo(Init, J).empty())
+        return splitIndex(Init, J, Neg, Terms, JRef, JHolder, Init, Expand);
   if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
     if (BO->getOpcode() == BO_Add)
-      return splitIndex(BO->getLHS(), J, Neg, Terms, JRef) &&
-             splitIndex(BO->getRHS(), J, Neg, Terms, JRef);
+      return splitIndex(BO->getLHS(), J, Neg, Terms, JRef, JHolder, Holder,
+                        Expand) &&
+             splitIndex(BO->getRHS(), J, Neg, Terms, JRef, JHolder, Holder,
+                        Expand);
     if (BO->getOpcode() == BO_Sub)
-      return splitIndex(BO->getLHS(), J, Neg, Terms, JRef) &&
-             splitIndex(BO->getRHS(), J, !Neg, Terms, JRef);
+      return splitIndex(BO->getLHS(), J, Neg, Terms, JRef, JHolder, Holder,
+                        Expand) &&
+             splitIndex(BO->getRHS(), J, !Neg, Terms, JRef, JHolder, Holder,
+                        Expand);
   }
   if (!referencesTo(S, J).empty())
     return false;
   Terms.push_back({Neg, S});
   return true;
+}
+
+bool splitIndex(const Expr *E, const VarDecl *J, bool Neg,
+                std::vector<Term> &Terms, const DeclRefExpr *&JRef) {
+  const Expr *Holder = nullptr;
+  return splitIndex(E, J, Neg, Terms, JRef, Holder, E,
+                    [](const VarDecl *) -> const Expr * { return nullptr; });
 }
 
 //===----------------------------------------------------------------------===//
@@ -742,7 +766,19 @@ public:
                      "from the thread index)");
     std::vector<Term> Terms;
     const DeclRefExpr *JRef = nullptr;
-    if (!splitIndex(ASE->getIdx(), P.J, false, Terms, JRef) || !JRef)
+    const Expr *JHolder = nullptr;
+    // A local of the body that holds the index (or part of it), never
+    // changed: its initializer's terms are the index's.
+    auto Expand = [&](const VarDecl *IV) -> const Expr * {
+      if (!IV->getInit() || !IV->getType()->isIntegerType() ||
+          !declaredInBody(IV) || IV->isStaticLocal() ||
+          mayModify(P.Loop->getBody(), IV))
+        return nullptr;
+      return IV->getInit();
+    };
+    if (!splitIndex(ASE->getIdx(), P.J, false, Terms, JRef, JHolder,
+                    ASE->getIdx(), Expand) ||
+        !JRef)
       return fail(L, "'" + A.text(ASE) + "' is not " + Name + "[base + " +
                          P.J->getNameAsString() +
                          "]: strided, indirect or scaled accesses are not "
@@ -776,6 +812,7 @@ public:
       G->Ptr = V;
       G->Key = Key;
       G->FirstJ = JRef;
+      G->JHolder = JHolder;
       G->ElemSize = A.Ctx.getTypeSizeInChars(Elem).getQuantity();
     }
     G->Accesses.push_back(ASE);
@@ -1607,9 +1644,10 @@ private:
   unsigned offset(SourceLocation L) const {
     return SM.getFileOffset(SM.getExpansionLoc(L));
   }
-  /// The index text of \p ASE with its j (\p JRef) replaced by \p With.
-  std::string substituteJ(const ArraySubscriptExpr *ASE,
-                          const DeclRefExpr *JRef, StringRef With) const;
+  /// The text of \p Idx (an index, or the initializer of a local holding
+  /// one) with its j (\p JRef) replaced by \p With.
+  std::string substituteJ(const Expr *Idx, const DeclRefExpr *JRef,
+                          StringRef With) const;
 
   PassContext &PC;
   const SourceManager &SM;
@@ -1619,10 +1657,8 @@ private:
   PrintingPolicy PP;
 };
 
-std::string LoopWriter::substituteJ(const ArraySubscriptExpr *ASE,
-                                    const DeclRefExpr *JRef,
+std::string LoopWriter::substituteJ(const Expr *Idx, const DeclRefExpr *JRef,
                                     StringRef With) const {
-  const Expr *Idx = ASE->getIdx();
   std::string T = PC.text(Idx->getSourceRange());
   unsigned IdxOff = offset(Idx->getBeginLoc());
   unsigned JOff = offset(JRef->getLocation());
@@ -1764,15 +1800,17 @@ std::string LoopWriter::write(const LoopPlan &P, std::string &Why) {
     const Group &G = P.Groups[I];
     const ArraySubscriptExpr *A = G.Accesses.front();
     std::string Ptr = PC.text(A->getBase()->getSourceRange());
-    const Expr *Idx = stripIntCasts(A->getIdx());
+    const Expr *Holder = G.JHolder ? G.JHolder : A->getIdx();
+    const Expr *Idx = stripIntCasts(Holder);
     std::string Base;
     if (Idx == G.FirstJ || (isa<DeclRefExpr>(Idx) &&
                             cast<DeclRefExpr>(Idx)->getDecl() == P.J)) {
       Base = Ptr;
       Chunk[I] = Ptr + " + astra_jv * astra_vec";
     } else {
-      std::string Zero = substituteJ(A, G.FirstJ, "0");
-      std::string Sub = substituteJ(A, G.FirstJ, "(astra_jv * astra_vec)");
+      std::string Zero = substituteJ(Holder, G.FirstJ, "0");
+      std::string Sub =
+          substituteJ(Holder, G.FirstJ, "(astra_jv * astra_vec)");
       if (Zero.empty() || Sub.empty()) {
         Why = "the index of '" + PC.text(A->getSourceRange()) +
               "' is not plain text";

@@ -310,20 +310,22 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
       if (!Facts.ApplicablePasses.count(P))
         Retry.push_back(P);
     ProbeOnTop(Enablers, Retry);
-    // grid-coarsen fires by default only on a loop vectorize (or
-    // flat-vectorize) wrote: probe it on top of that pass and what it needs.
-    for (const char *Vec : {"vectorize", "flat-vectorize"}) {
-      if (Facts.ApplicablePasses.count("grid-coarsen") ||
-          !Facts.ApplicablePasses.count(Vec) ||
-          !is_contained(AllPassNames, "grid-coarsen"))
-        continue;
-      std::vector<std::string> Stage;
-      auto It = Facts.Prerequisites.find(Vec);
-      if (It != Facts.Prerequisites.end())
-        Stage = It->second;
-      Stage.push_back(Vec);
-      ProbeOnTop(Stage, {"grid-coarsen"});
-    }
+    // grid-coarsen and rows-per-block fire by default only on a loop
+    // vectorize (or flat-vectorize) wrote: probe them on top of that pass
+    // and what it needs.
+    for (const char *Launch : {"grid-coarsen", "rows-per-block"})
+      for (const char *Vec : {"vectorize", "flat-vectorize"}) {
+        if (Facts.ApplicablePasses.count(Launch) ||
+            !Facts.ApplicablePasses.count(Vec) ||
+            !is_contained(AllPassNames, Launch))
+          continue;
+        std::vector<std::string> Stage;
+        auto It = Facts.Prerequisites.find(Vec);
+        if (It != Facts.Prerequisites.end())
+          Stage = It->second;
+        Stage.push_back(Vec);
+        ProbeOnTop(Stage, {Launch});
+      }
     if (auto KT = findKernelText(*Cmd, {}, KI->QualifiedName))
       Facts.Source = KT->Definition;
     else

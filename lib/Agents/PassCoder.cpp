@@ -54,6 +54,10 @@ Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,
       C.BlockXDivisor = C.BlockXDivisor.value_or(1) * L.BlockDivisor[0];
     if (L.BlockDivisor[1])
       C.BlockYDivisor = C.BlockYDivisor.value_or(1) * L.BlockDivisor[1];
+    if (L.BlockRows) {
+      C.RowDivisor = L.RowDivisor;
+      C.BlockRows = L.BlockRows;
+    }
   }
   // A launch pass that refused leaves the launch alone and is not part of
   // the candidate's lineage.

@@ -163,6 +163,10 @@ Error ResultCache::store(StringRef Key, StringRef Gpu, const FileOutcome &O,
         W.field("block_x_divisor", (long long)*C.BlockXDivisor);
       if (C.BlockYDivisor)
         W.field("block_y_divisor", (long long)*C.BlockYDivisor);
+      if (C.BlockRows) {
+        W.field("row_divisor", (long long)C.RowDivisor.value_or(0));
+        W.field("block_rows", (long long)*C.BlockRows);
+      }
       writeFiles(W, "files", C.Files);
       W.key("evaluation");
       writeEvaluationJson(W, R.Outcome.WinnerEval);
@@ -307,6 +311,11 @@ static std::optional<CachedOutcome> readEntry(StringRef Path) {
         Cand.BlockXDivisor = W["block_x_divisor"].GetInt64();
       if (W.HasMember("block_y_divisor") && W["block_y_divisor"].IsInt64())
         Cand.BlockYDivisor = W["block_y_divisor"].GetInt64();
+      if (W.HasMember("block_rows") && W["block_rows"].IsInt64() &&
+          W.HasMember("row_divisor") && W["row_divisor"].IsInt64()) {
+        Cand.RowDivisor = W["row_divisor"].GetInt64();
+        Cand.BlockRows = W["block_rows"].GetInt64();
+      }
       FileOverlay Files;
       for (auto &[P, T] : R.files(W, "files"))
         Files[P] = T;

@@ -91,7 +91,8 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
     Conflicts.insert(Conflicts.end(), PC.conflicts().begin(),
                      PC.conflicts().end());
     if (Launches && (PC.gridDivisor() || PC.blockThreads() ||
-                     PC.blockDivisor(0) || PC.blockDivisor(1))) {
+                     PC.blockDivisor(0) || PC.blockDivisor(1) ||
+                     PC.blockRows())) {
       RewriteResult::LaunchEdit &L = Launches->LaunchEdits[K.QualifiedName];
       if (PC.blockThreads())
         L.BlockThreads = PC.blockThreads();
@@ -101,6 +102,10 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
         if (PC.blockDivisor(D))
           L.BlockDivisor[D] =
               (L.BlockDivisor[D] ? L.BlockDivisor[D] : 1) * PC.blockDivisor(D);
+      if (PC.blockRows()) {
+        L.RowDivisor = PC.rowDivisor();
+        L.BlockRows = PC.blockRows();
+      }
     }
     for (const auto &[Path, Set] : PC.replacements())
       for (const tooling::Replacement &R : Set) {
@@ -267,6 +272,10 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
         if (L.BlockDivisor[D])
           To.BlockDivisor[D] =
               (To.BlockDivisor[D] ? To.BlockDivisor[D] : 1) * L.BlockDivisor[D];
+      if (L.BlockRows) {
+        To.RowDivisor = L.RowDivisor;
+        To.BlockRows = L.BlockRows;
+      }
     }
   }
 

@@ -35,7 +35,10 @@ std::string Value::str() const {
 }
 
 struct SpecExpr::Node {
-  enum Kind { Int, Real, Var, Neg, Add, Sub, Mul, Div, Mod, Pow, Call } K;
+  enum Kind {
+    Int, Real, Var, Neg, Add, Sub, Mul, Div, Mod, Pow, Call,
+    Eq, Ne, Lt, Le, Gt, Ge, And, Or, Not, Cond
+  } K;
   int64_t I = 0;
   double D = 0;
   std::string Name; ///< Variable or function.
@@ -74,7 +77,7 @@ public:
     skipSpace();
     if (Pos == Text.size())
       return fail("empty expression");
-    auto N = parseAdditive();
+    auto N = parseConditional();
     if (!N)
       return N.takeError();
     skipSpace();
@@ -129,6 +132,92 @@ private:
     return N;
   }
 
+  /// `c ? a : b`, right-associative, as in C.
+  Expected<NodePtr> parseConditional() {
+    auto C = parseOr();
+    if (!C)
+      return C;
+    if (!consume("?"))
+      return C;
+    auto A = parseConditional();
+    if (!A)
+      return A;
+    if (!consume(":"))
+      return fail("expected ':' of a conditional");
+    auto B = parseConditional();
+    if (!B)
+      return B;
+    return make(Node::Cond, {*C, *A, *B});
+  }
+
+  Expected<NodePtr> parseOr() {
+    auto L = parseAnd();
+    if (!L)
+      return L;
+    while (consume("||")) {
+      auto R = parseAnd();
+      if (!R)
+        return R;
+      L = make(Node::Or, {*L, *R});
+    }
+    return L;
+  }
+
+  Expected<NodePtr> parseAnd() {
+    auto L = parseEquality();
+    if (!L)
+      return L;
+    while (consume("&&")) {
+      auto R = parseEquality();
+      if (!R)
+        return R;
+      L = make(Node::And, {*L, *R});
+    }
+    return L;
+  }
+
+  Expected<NodePtr> parseEquality() {
+    auto L = parseRelational();
+    if (!L)
+      return L;
+    for (;;) {
+      Node::Kind K;
+      if (consume("=="))
+        K = Node::Eq;
+      else if (consume("!="))
+        K = Node::Ne;
+      else
+        return L;
+      auto R = parseRelational();
+      if (!R)
+        return R;
+      L = make(K, {*L, *R});
+    }
+  }
+
+  Expected<NodePtr> parseRelational() {
+    auto L = parseAdditive();
+    if (!L)
+      return L;
+    for (;;) {
+      Node::Kind K;
+      if (consume("<="))
+        K = Node::Le;
+      else if (consume(">="))
+        K = Node::Ge;
+      else if (consume("<"))
+        K = Node::Lt;
+      else if (consume(">"))
+        K = Node::Gt;
+      else
+        return L;
+      auto R = parseAdditive();
+      if (!R)
+        return R;
+      L = make(K, {*L, *R});
+    }
+  }
+
   Expected<NodePtr> parseAdditive() {
     auto L = parseMultiplicative();
     if (!L)
@@ -170,6 +259,16 @@ private:
   }
 
   Expected<NodePtr> parseUnary() {
+    // '!' but not the first half of '!='.
+    skipSpace();
+    if (Text.substr(Pos).starts_with("!") &&
+        !Text.substr(Pos).starts_with("!=")) {
+      ++Pos;
+      auto S = parseUnary();
+      if (!S)
+        return S;
+      return make(Node::Not, {*S});
+    }
     if (consume("-")) {
       auto S = parseUnary();
       if (!S)
@@ -200,7 +299,7 @@ private:
     char C = Text[Pos];
     if (C == '(') {
       ++Pos;
-      auto N = parseAdditive();
+      auto N = parseConditional();
       if (!N)
         return N;
       if (!consume(")"))
@@ -287,7 +386,7 @@ private:
     std::vector<NodePtr> Args;
     if (!consume(")")) {
       for (;;) {
-        auto A = parseAdditive();
+        auto A = parseConditional();
         if (!A)
           return A.takeError();
         Args.push_back(*A);
@@ -354,6 +453,32 @@ public:
     }
     case Node::Call:
       return call(N);
+    case Node::Not: {
+      auto V = eval(*N.Kids[0]);
+      if (!V)
+        return V;
+      return Value::ofInt(V->real() == 0);
+    }
+    case Node::And:
+    case Node::Or: {
+      // Short-circuit, as in C: `n > 0 && m / n > 2` is defined at n = 0.
+      auto L = eval(*N.Kids[0]);
+      if (!L)
+        return L;
+      if ((L->real() != 0) == (N.K == Node::Or))
+        return Value::ofInt(N.K == Node::Or);
+      auto R = eval(*N.Kids[1]);
+      if (!R)
+        return R;
+      return Value::ofInt(R->real() != 0);
+    }
+    case Node::Cond: {
+      // Only the chosen branch is evaluated.
+      auto C = eval(*N.Kids[0]);
+      if (!C)
+        return C;
+      return eval(*N.Kids[C->real() != 0 ? 1 : 2]);
+    }
     default:
       break;
     }
@@ -405,7 +530,25 @@ private:
     return Value::ofInt(Result);
   }
 
+  static bool compare(Node::Kind K, int Order) {
+    switch (K) {
+    case Node::Eq: return Order == 0;
+    case Node::Ne: return Order != 0;
+    case Node::Lt: return Order < 0;
+    case Node::Le: return Order <= 0;
+    case Node::Gt: return Order > 0;
+    default: return Order >= 0;
+    }
+  }
+
   Expected<Value> binary(Node::Kind K, Value L, Value R) {
+    if (K >= Node::Eq && K <= Node::Ge) {
+      // Integers compare exactly; a real on either side compares as reals.
+      int Order = L.IsInt && R.IsInt
+                      ? (L.I < R.I ? -1 : L.I > R.I)
+                      : (L.real() < R.real() ? -1 : L.real() > R.real());
+      return Value::ofInt(compare(K, Order));
+    }
     if (L.IsInt && R.IsInt) {
       int64_t A = L.I, B = R.I, Out = 0;
       bool Over = false;

@@ -157,6 +157,58 @@ Expected<LaunchSpec> divideBlock(const LaunchSpec &L, unsigned Dim,
   return Out;
 }
 
+std::string rowsPerBlockCondition(StringRef G, StringRef B, int64_t Divisor,
+                                  int64_t Rows) {
+  std::string R = std::to_string(Rows), D = std::to_string(Divisor);
+  std::string C = G.str() + " % " + R + " == 0 && ";
+  if (Divisor > 1)
+    C += B.str() + " % " + D + " == 0 && " + B.str() + " / " + D + " * " + R;
+  else
+    C += B.str() + " * " + R;
+  return C + " <= 1024";
+}
+
+Expected<LaunchSpec> rowsPerBlock(const LaunchSpec &L, int64_t Divisor,
+                                  int64_t Rows) {
+  auto Fail = [](const Twine &Why) {
+    return createStringError(inconvertibleErrorCode(), "%s",
+                             Why.str().c_str());
+  };
+  if (L.Grid[0].empty())
+    return Fail("the launch has no grid");
+  if (Divisor < 1 || Rows < 2 || Rows > 1024)
+    return Fail("rows-per-block: " + Twine(Rows) + " rows, threads divided "
+                "by " + Twine(Divisor) + ", is not a launch");
+  for (unsigned Dim = 1; Dim < 3; ++Dim)
+    if (!L.Block[Dim].empty()) {
+      auto V = L.Block[Dim].evalInt(Env());
+      if (!V || *V != 1) {
+        if (!V)
+          consumeError(V.takeError());
+        return Fail("launch.block is not 1-D (" + L.Block[Dim].text() + ")");
+      }
+    }
+  std::string G = "(" + L.Grid[0].text() + ")", R = std::to_string(Rows);
+  std::string Bx = L.Block[0].empty() ? "1" : "(" + L.Block[0].text() + ")";
+  std::string Cond = rowsPerBlockCondition(G, Bx, Divisor, Rows) + " ? ";
+  LaunchSpec Out = L;
+  auto GX = SpecExpr::parse(Cond + G + " / " + R + " : " + G);
+  auto BX = SpecExpr::parse(
+      Cond + (Divisor > 1 ? Bx + " / " + std::to_string(Divisor) : Bx) +
+      " : " + Bx);
+  auto BY = SpecExpr::parse(Cond + R + " : 1");
+  if (!GX || !BX || !BY) {
+    consumeError(GX.takeError());
+    consumeError(BX.takeError());
+    consumeError(BY.takeError());
+    return Fail("the launch's grid or block does not parse in a condition");
+  }
+  Out.Grid[0] = std::move(*GX);
+  Out.Block[0] = std::move(*BX);
+  Out.Block[1] = std::move(*BY);
+  return Out;
+}
+
 Expected<LaunchSpec> changedLaunch(const KernelSpec &K, const LaunchChange &C) {
   LaunchSpec L = K.Launch;
   if (C.BlockThreads) {
@@ -170,7 +222,7 @@ Expected<LaunchSpec> changedLaunch(const KernelSpec &K, const LaunchChange &C) {
   }
   // Grid and block divisions change a launch the spec must mark as the
   // kernel's own (block-size checks that in tunableBlockLiteral).
-  if ((C.GridDivisor || C.BlockXDivisor || C.BlockYDivisor) &&
+  if ((C.GridDivisor || C.BlockXDivisor || C.BlockYDivisor || C.BlockRows) &&
       !K.LaunchIsTunable)
     return createStringError(
         inconvertibleErrorCode(), "%s",
@@ -188,6 +240,14 @@ Expected<LaunchSpec> changedLaunch(const KernelSpec &K, const LaunchChange &C) {
     if (!*Div[Dim])
       continue;
     auto D = divideBlock(L, Dim, **Div[Dim]);
+    if (!D)
+      return createStringError(inconvertibleErrorCode(), "%s",
+                               (K.where("launch") + toString(D.takeError()))
+                                   .c_str());
+    L = std::move(*D);
+  }
+  if (C.BlockRows) {
+    auto D = rowsPerBlock(L, C.RowDivisor.value_or(1), *C.BlockRows);
     if (!D)
       return createStringError(inconvertibleErrorCode(), "%s",
                                (K.where("launch") + toString(D.takeError()))
@@ -245,6 +305,51 @@ static std::optional<std::string> setBlockText(StringRef Obj, unsigned Dim,
   if (E > Obj.size() || E == B)
     return std::nullopt;
   return (Obj.take_front(B) + std::to_string(V) + Obj.substr(E)).str();
+}
+
+static size_t endOfObject(StringRef T, size_t B);
+
+/// \p Obj (a launch object's text) with the whole value of \p Key ("grid",
+/// "block") replaced by the dimensions \p Dims as JSON strings: one string
+/// when y and z are absent, else an array; nullopt when the key is not
+/// found.
+static std::optional<std::string> setDimsText(StringRef Obj, StringRef Key,
+                                              const SpecExpr (&Dims)[3]) {
+  size_t K = Obj.find(("\"" + Key + "\"").str());
+  if (K == StringRef::npos)
+    return std::nullopt;
+  size_t I = Obj.find(':', K);
+  if (I == StringRef::npos)
+    return std::nullopt;
+  I = Obj.find_first_not_of(" \t\r\n", I + 1);
+  if (I == StringRef::npos)
+    return std::nullopt;
+  size_t E = I;
+  if (Obj[I] == '[' ) {
+    E = endOfObject(Obj, I);
+    if (E == StringRef::npos)
+      return std::nullopt;
+  } else if (Obj[I] == '"') {
+    for (E = I + 1; E < Obj.size() && Obj[E] != '"'; ++E)
+      if (Obj[E] == '\\')
+        ++E;
+    if (E >= Obj.size())
+      return std::nullopt;
+    ++E;
+  } else {
+    while (E < Obj.size() && Obj[E] != ',' && Obj[E] != '}' &&
+           !isSpace(Obj[E]))
+      ++E;
+  }
+  unsigned N = 3;
+  while (N > 1 && Dims[N - 1].empty())
+    --N;
+  std::string V = N == 1 ? "" : "[";
+  for (unsigned D = 0; D < N; ++D)
+    V += (D ? ", \"" : "\"") + Dims[D].text() + "\"";
+  if (N > 1)
+    V += "]";
+  return (Obj.take_front(I) + V + Obj.substr(E)).str();
 }
 
 /// \p Obj (a launch object's text) with the grid's x value wrapped in
@@ -412,6 +517,15 @@ Expected<std::string> retuneSpecText(StringRef Text, StringRef Path,
       if (!D)
         return Fail("kernel '" + Name + "': the launch's block " +
                     (Dim ? "y" : "x") + " is not found");
+      New = std::move(*D);
+    }
+    if (C.BlockRows) {
+      const LaunchSpec &W = Expected[K->Kernel];
+      auto G = setDimsText(New, "grid", W.Grid);
+      auto D = G ? setDimsText(*G, "block", W.Block) : std::nullopt;
+      if (!D)
+        return Fail("kernel '" + Name + "': the launch's grid or block is "
+                    "not found");
       New = std::move(*D);
     }
     Edits.emplace_back(B, E, std::move(New));

@@ -241,4 +241,61 @@ TEST(LaunchTuningTest, DividedBlock) {
   EXPECT_FALSE(bool(changedLaunch(*Base.find("a"), Y2)));
 }
 
+TEST(LaunchTuningTest, RowsPerBlock) {
+  // rows-per-block: 4 rows per block, each with the block's x divided by 8,
+  // where 4 divides the grid and the block fits; the original launch
+  // elsewhere. Checked by evaluating the changed launch at shapes of both
+  // kinds, and in the spec's text.
+  std::string Text = R"js({"version": 1, "kernels": {"m": {
+    "shapes": {"s": {"T": 16, "H": 32, "D": 128}},
+    "args": {"p": {"dtype": "f32", "count": "T * H * D", "role": "output"}},
+    // a comment that stays
+    "launch": {"grid": "T * H", "block": "D", "shmem": "0"},
+    "launch_tunable": true}}})js";
+  SpecFile S = load(Text);
+  LaunchChange C;
+  C.RowDivisor = 8;
+  C.BlockRows = 4;
+  auto L = changedLaunch(*S.find("m"), C);
+  ASSERT_TRUE(bool(L)) << toString(L.takeError());
+  EXPECT_EQ(L->Grid[0].text(), "(T * H) % 4 == 0 && (D) % 8 == 0 && (D) / 8 "
+                               "* 4 <= 1024 ? (T * H) / 4 : (T * H)");
+  auto Dims = [&](int64_t T, int64_t H, int64_t D) {
+    Env E{{"T", Value::ofInt(T)}, {"H", Value::ofInt(H)},
+          {"D", Value::ofInt(D)}};
+    auto R = L->resolve(E);
+    EXPECT_TRUE(bool(R));
+    if (!R) {
+      consumeError(R.takeError());
+      return std::string();
+    }
+    return std::to_string(R->Grid[0]) + " " + std::to_string(R->Block[0]) +
+           "x" + std::to_string(R->Block[1]);
+  };
+  EXPECT_EQ(Dims(16, 32, 128), "128 16x4");
+  EXPECT_EQ(Dims(3, 3, 128), "9 128x1");   // 4 does not divide 9 rows.
+  EXPECT_EQ(Dims(16, 32, 100), "512 100x1"); // 8 does not divide 100.
+  auto New = retuneSpecText(Text, "t.astra.json", {"m"}, C);
+  ASSERT_TRUE(bool(New)) << toString(New.takeError());
+  EXPECT_NE(New->find(R"js("block": ["(T * H) % 4 == 0 && (D) % 8 == 0 && (D) / 8 * 4 <= 1024 ? (D) / 8 : (D)", "(T * H) % 4 == 0 && (D) % 8 == 0 && (D) / 8 * 4 <= 1024 ? 4 : 1"])js"),
+            std::string::npos)
+      << *New;
+  EXPECT_NE(New->find("// a comment that stays"), std::string::npos);
+  EXPECT_NE(New->find(R"js("shmem": "0")js"), std::string::npos);
+  // A 2-D block and a launch that is not the kernel's own are refused.
+  std::string TwoD = R"js({"version": 1, "kernels": {"m": {
+    "shapes": {"s": {"n": 64}},
+    "args": {"p": {"dtype": "f32", "count": "n", "role": "output"}},
+    "launch": {"grid": "n", "block": [32, 4, 1]}, "launch_tunable": true}}})js";
+  SpecFile S2 = load(TwoD);
+  auto Bad = changedLaunch(*S2.find("m"), C);
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_NE(toString(Bad.takeError()).find("not 1-D"), std::string::npos);
+  SpecFile Base = load(SpecText);
+  auto NotOwn = changedLaunch(*Base.find("c"), C);
+  ASSERT_FALSE(bool(NotOwn));
+  EXPECT_NE(toString(NotOwn.takeError()).find("launch_tunable"),
+            std::string::npos);
+}
+
 } // namespace

@@ -274,4 +274,54 @@ TEST(SpecExpr, ValueSpelling) {
   EXPECT_EQ(V->D, 1.0 / 3);
 }
 
+TEST(SpecExpr, ComparisonsLogicAndConditional) {
+  Env E{{"G", Value::ofInt(4096 * 32)}, {"D", Value::ofInt(128)},
+        {"n", Value::ofInt(0)}, {"x", Value::ofReal(0.5)}};
+  auto Int = [&](StringRef Text) -> int64_t {
+    auto X = SpecExpr::parse(Text);
+    EXPECT_TRUE(bool(X)) << Text.str();
+    if (!X) {
+      consumeError(X.takeError());
+      return -999;
+    }
+    auto V = X->evalInt(E);
+    EXPECT_TRUE(bool(V)) << Text.str();
+    if (!V) {
+      consumeError(V.takeError());
+      return -999;
+    }
+    return *V;
+  };
+  // The launch a rows-per-block rewrite writes, at a shape that allows it
+  // and at one that does not.
+  EXPECT_EQ(Int("G % 8 == 0 ? G / 8 : G"), 4096 * 32 / 8);
+  EXPECT_EQ(Int("(G + 1) % 8 == 0 ? (G + 1) / 8 : G + 1"), 4096 * 32 + 1);
+  EXPECT_EQ(Int("1 < 2"), 1);
+  EXPECT_EQ(Int("2 <= 2"), 1);
+  EXPECT_EQ(Int("3 > 4"), 0);
+  EXPECT_EQ(Int("3 >= 4"), 0);
+  EXPECT_EQ(Int("3 != 4"), 1);
+  EXPECT_EQ(Int("x < 1"), 1); // A real compares as a real.
+  EXPECT_EQ(Int("!0 + !7"), 1);
+  EXPECT_EQ(Int("D * 8 <= 1024 && G % 8 == 0"), 1);
+  EXPECT_EQ(Int("D * 16 <= 1024 || 0"), 0);
+  // C's precedence: comparisons below arithmetic, && below ==, ?: lowest
+  // and right-associative.
+  EXPECT_EQ(Int("1 + 1 == 2"), 1);
+  EXPECT_EQ(Int("0 || 1 && 0"), 0);
+  EXPECT_EQ(Int("0 ? 1 : 0 ? 2 : 3"), 3);
+  EXPECT_EQ(Int("min(G % 3 == 0 ? 5 : 6, 9)"), 5 + (4096 * 32 % 3 != 0));
+  // Short-circuit: the side not taken is not evaluated.
+  EXPECT_EQ(Int("n != 0 && D / n > 2"), 0);
+  EXPECT_EQ(Int("n == 0 || D / n > 2"), 1);
+  EXPECT_EQ(Int("n == 0 ? 1 : D / n"), 1);
+  // A broken conditional says what is missing.
+  auto Bad = SpecExpr::parse("G % 8 == 0 ? G / 8");
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_NE(toString(Bad.takeError()).find("expected ':'"), std::string::npos);
+  auto Single = SpecExpr::parse("G = 8");
+  ASSERT_FALSE(bool(Single));
+  consumeError(Single.takeError());
+}
+
 } // namespace

@@ -64,11 +64,14 @@ struct Candidate {
   /// The factors the code divides the block's x and y by, when
   /// thread-coarsen changed them; the spec's launch is divided the same way.
   std::optional<int64_t> BlockXDivisor, BlockYDivisor;
+  /// rows-per-block's divisor of the block x and rows per block.
+  std::optional<int64_t> RowDivisor, BlockRows;
   std::string Rationale;
 
   /// The candidate's launch relative to the spec's.
   LaunchChange launchChange() const {
-    return {BlockThreads, GridDivisor, BlockXDivisor, BlockYDivisor};
+    return {BlockThreads, GridDivisor, BlockXDivisor, BlockYDivisor,
+            RowDivisor,   BlockRows};
   }
   /// Takes the launch of \p C (a parent, or another kernel's winner).
   void copyLaunch(const Candidate &C) {
@@ -76,6 +79,8 @@ struct Candidate {
     GridDivisor = C.GridDivisor;
     BlockXDivisor = C.BlockXDivisor;
     BlockYDivisor = C.BlockYDivisor;
+    RowDivisor = C.RowDivisor;
+    BlockRows = C.BlockRows;
   }
 
   /// A stable hash of the files' contents; equal hashes are the same code.

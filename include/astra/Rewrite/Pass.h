@@ -124,6 +124,15 @@ public:
   /// 0) or y (1) size by \p F (thread-coarsen), for the same reason.
   void setBlockDivisor(unsigned Dim, int64_t F) { BlockDivisor[Dim] = F; }
   int64_t blockDivisor(unsigned Dim) const { return BlockDivisor[Dim]; }
+  /// Records that the rewritten launch sites run \p Rows rows per block,
+  /// each with the original block's x divided by \p Divisor threads, where
+  /// that fits (rows-per-block).
+  void setBlockRows(int64_t Divisor, int64_t Rows) {
+    RowDivisor = Divisor;
+    BlockRows = Rows;
+  }
+  int64_t rowDivisor() const { return RowDivisor; }
+  int64_t blockRows() const { return BlockRows; }
 
 private:
   bool add(const clang::tooling::Replacement &R, clang::SourceLocation Loc);
@@ -139,13 +148,14 @@ private:
   int64_t GridDivisor = 0;
   int64_t BlockThreads = 0;
   int64_t BlockDivisor[2] = {0, 0};
+  int64_t RowDivisor = 0, BlockRows = 0;
 };
 
 /// Whether pass \p Name changes a kernel's launch (block size, grid, block
 /// shape), so that the spec's launch must change with the code.
 inline bool changesLaunch(llvm::StringRef Name) {
   return Name == "block-size" || Name == "grid-coarsen" ||
-         Name == "thread-coarsen";
+         Name == "thread-coarsen" || Name == "rows-per-block";
 }
 
 class Pass {

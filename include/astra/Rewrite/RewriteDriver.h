@@ -51,6 +51,8 @@ struct RewriteResult {
     int64_t GridDivisor = 0;
     /// thread-coarsen's divisors of the block's x and y (0: not changed).
     int64_t BlockDivisor[2] = {0, 0};
+    /// rows-per-block's divisor of the block x and rows per block (0: not changed).
+    int64_t RowDivisor = 0, BlockRows = 0;
     /// The same, as a change of the spec's launch.
     LaunchChange change() const {
       LaunchChange C;
@@ -62,6 +64,10 @@ struct RewriteResult {
         C.BlockXDivisor = BlockDivisor[0];
       if (BlockDivisor[1])
         C.BlockYDivisor = BlockDivisor[1];
+      if (BlockRows) {
+        C.RowDivisor = RowDivisor;
+        C.BlockRows = BlockRows;
+      }
       return C;
     }
   };

@@ -8,7 +8,11 @@
 // + - * / % ** (power), unary - and +, parentheses, and the functions
 // min(a, b, ...), max(a, b, ...), cdiv(a, b) (ceiling division),
 // floor(x), ceil(x), sqrt(x), log2(x), pow(a, b), abs(x),
-// align(a, b) (a rounded up to a multiple of b).
+// align(a, b) (a rounded up to a multiple of b), and C's comparisons
+// (== != < <= > >=, giving 1 or 0), logic (! && ||, short-circuit) and
+// conditional `c ? a : b` (only the chosen side is evaluated), with C's
+// precedence. Launch changes that hold only for some shapes are written
+// with them: "(T * H) % 8 == 0 ? (T * H) / 8 : T * H".
 // '/' and '%' on two integers are C integer division and remainder
 // (truncating), as in the CUDA code the spec describes; any floating operand
 // makes the operation real. '**' binds tighter than unary minus and groups to

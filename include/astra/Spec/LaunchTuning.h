@@ -66,10 +66,27 @@ struct LaunchChange {
   /// thread-coarsen: the block's x and y sizes divided by these (each
   /// thread does the work of that many threads of the original block).
   std::optional<int64_t> BlockXDivisor, BlockYDivisor;
+  /// rows-per-block: BlockRows (R) rows per block of the block's x (B)
+  /// divided by RowDivisor (D) threads each, where that fits: with
+  /// C = "G % R == 0 && B % D == 0 && B / D * R <= 1024" (G the grid's x),
+  /// grid "C ? G / R : G", block "[C ? B / D : B, C ? R : 1]". Applied last.
+  std::optional<int64_t> RowDivisor, BlockRows;
   bool empty() const {
-    return !BlockThreads && !GridDivisor && !BlockXDivisor && !BlockYDivisor;
+    return !BlockThreads && !GridDivisor && !BlockXDivisor && !BlockYDivisor &&
+           !BlockRows;
   }
 };
+
+/// \p L run with \p Rows rows per block of the block's x divided by
+/// \p Divisor threads each, where Rows divides the grid's x and the block
+/// fits (rows-per-block, see LaunchChange); the block must be 1-D.
+llvm::Expected<LaunchSpec> rowsPerBlock(const LaunchSpec &L, int64_t Divisor,
+                                        int64_t Rows);
+
+/// The condition under which a rows-per-block launch applies, as C (and
+/// spec) text over grid x \p G and block x \p B (both parenthesized).
+std::string rowsPerBlockCondition(llvm::StringRef G, llvm::StringRef B,
+                                  int64_t Divisor, int64_t Rows);
 
 /// \p L with block dimension \p Dim (0: x, 1: y) divided by \p F; the
 /// dimension must be a constant that \p F divides.

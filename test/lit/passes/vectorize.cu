@@ -21,6 +21,9 @@
 // RUN: %nvptx-compile -I %S %t.b8.cu | FileCheck %s --check-prefix=BYTES8-PTX
 // RUN: %clang-astra rewrite --passes=vectorize --pass-opt=vectorize.reductions=0 --explain --kernel=fused_add_rmsnorm %s -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=NORED
 // RUN: %clang-astra rewrite --passes=vectorize --pass-opt=vectorize.assume-noalias=1 --explain --kernel=axpy_alias %s -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=NOALIAS
+// The index through a local of the body (`i = row * d + j`): its
+// initializer's terms are the index's.
+// RUN: %clang-astra rewrite --passes=vectorize --kernel=merge_local %s -- -std=c++17 | FileCheck %s --check-prefix=LOCAL
 // RUN: %clang-astra rewrite --passes=vectorize --pass-opt=vectorize.bytes=32 --explain --kernel=scale_add %s -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=BADOPT
 // NORED: vectorize: not applied: the loop reduces into 'sum' (refused: vectorize.reductions=0)
 // NORED: vectorize: fired: block-stride loop over 'j'
@@ -696,6 +699,24 @@ __global__ void offset_start(float *__restrict__ y, const float *__restrict__ x,
     y[j] = x[j];
 }
 // EXPLAIN: vectorize.cu:[[@LINE-3]]:3: vectorize: not applied: the loop steps by blockDim.x but does not start at threadIdx.x
+
+// A row per block whose index is a local of the body.
+__global__ void merge_local(__half *__restrict__ out,
+                            const __half *__restrict__ a, float w, int d) {
+  const long row = blockIdx.x;
+  for (int j = threadIdx.x; j < d; j += blockDim.x) {
+    const long i = row * d + j;
+    out[i] = __float2half(w * __half2float(a[i]));
+  }
+}
+// LOCAL-LABEL: __global__ void merge_local(
+// LOCAL: {{^}}  if (reinterpret_cast<unsigned long long>(out + (row * d)) % 16 == 0 &&
+// LOCAL-NEXT: {{^}}      reinterpret_cast<unsigned long long>(a + (row * d)) % 16 == 0) {
+// LOCAL: {{^}}      *reinterpret_cast<uint4 *>(astra_a) = *reinterpret_cast<const uint4 *>(a + (row * d + astra_jv * astra_vec));
+// LOCAL: {{^}}        const long i = row * d + j;
+// LOCAL-NEXT: {{^}}        astra_out[astra_k] = __float2half(w * __half2float(astra_a[astra_k]));
+// LOCAL: {{^}}      *reinterpret_cast<uint4 *>(out + (row * d + astra_jv * astra_vec)) = *reinterpret_cast<const uint4 *>(astra_out);
+// EXPLAIN: vectorize.cu:[[@LINE-12]]:3: vectorize: fired: block-stride loop over 'j': 16-byte vector accesses to out, a (8 elements per thread and step)
 
 void launch(__nv_bfloat16 *ob, const __nv_bfloat16 *ib, __half *oh,
             const __half *ih, __nv_bfloat16 *rb, __nv_bfloat16 *wb, int T,
