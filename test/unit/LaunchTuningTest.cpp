@@ -277,7 +277,10 @@ TEST(LaunchTuningTest, RowsPerBlock) {
   EXPECT_EQ(Dims(16, 32, 100), "512 100x1"); // 8 does not divide 100.
   auto New = retuneSpecText(Text, "t.astra.json", {"m"}, C);
   ASSERT_TRUE(bool(New)) << toString(New.takeError());
-  EXPECT_NE(New->find(R"js("block": ["(T * H) % 4 == 0 && (D) % 8 == 0 && (D) / 8 * 4 <= 1024 ? (D) / 8 : (D)", "(T * H) % 4 == 0 && (D) % 8 == 0 && (D) / 8 * 4 <= 1024 ? 4 : 1"])js"),
+  EXPECT_NE(New->find(R"js("block": ["(T * H) % 4 == 0 && (D) % 8 == 0 && (D) / 8 * 4 <= 1024 ? (D) / 8 : (D)", "(T * H) % 4 == 0 && (D) % 8 == 0 && (D) / 8 * 4 <= 1024 ? 4 : 1", "1"])js"),
+            std::string::npos)
+      << *New;
+  EXPECT_NE(New->find(R"js("grid": ["(T * H) % 4 == 0 && (D) % 8 == 0 && (D) / 8 * 4 <= 1024 ? (T * H) / 4 : (T * H)", "1", "1"])js"),
             std::string::npos)
       << *New;
   EXPECT_NE(New->find("// a comment that stays"), std::string::npos);
