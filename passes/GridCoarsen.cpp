@@ -247,17 +247,10 @@ void GridCoarsenPass::run(PassContext &PC) {
   SourceLocation Loc = FD->getLocation();
 
   std::vector<const KernelSpec *> Specs = specsOf(PC.options(), K);
-  if (Specs.empty())
-    return PC.refused(Loc, "no workload spec: the grid to divide is the "
-                           "spec's launch.grid too (--spec)");
-  for (const KernelSpec *S : Specs) {
-    if (!S->LaunchIsTunable)
-      return PC.refused(Loc, S->where("launch") +
-                                 "the spec does not mark the launch as the "
-                                 "kernel's own (\"launch_tunable\": true)");
-    if (S->Launch.Grid[0].empty())
-      return PC.refused(Loc, S->where("launch") + "the spec has no grid");
-  }
+  if (refuseUnlessLaunchIsOwn(PC, Specs, Loc,
+                              "the grid to divide is the spec's launch.grid "
+                              "too"))
+    return;
 
   std::vector<const FunctionDecl *> Defs = concreteDefinitions(FD);
   if (Defs.empty())

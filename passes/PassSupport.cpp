@@ -1095,4 +1095,26 @@ int64_t vectorWidth(const FunctionDecl *FD, const ASTContext &Ctx) {
 }
 
 
+bool refuseUnlessLaunchIsOwn(PassContext &PC,
+                             const std::vector<const KernelSpec *> &Specs,
+                             SourceLocation Loc, StringRef Why) {
+  if (Specs.empty()) {
+    PC.refused(Loc, "no workload spec: " + Why + " (--spec)");
+    return true;
+  }
+  for (const KernelSpec *S : Specs) {
+    if (!S->LaunchIsTunable) {
+      PC.refused(Loc, S->where("launch") +
+                          "the spec does not mark the launch as the "
+                          "kernel's own (\"launch_tunable\": true)");
+      return true;
+    }
+    if (S->Launch.Grid[0].empty()) {
+      PC.refused(Loc, S->where("launch") + "the spec has no grid");
+      return true;
+    }
+  }
+  return false;
+}
+
 } // namespace astra

@@ -172,6 +172,14 @@ KernelLaunches findLaunches(clang::ASTContext &Ctx,
 bool refuseUnlessAllLaunchesVisible(PassContext &PC, const KernelLaunches &KL,
                                     clang::SourceLocation Loc);
 
+/// Records a refusal, and returns true, unless \p Specs (the kernel's
+/// specs) is not empty and each marks the launch as the kernel's own
+/// ("launch_tunable") with a grid: a pass that changes launch sites changes
+/// the spec's launch the same way. \p Why says what the spec is needed for.
+bool refuseUnlessLaunchIsOwn(PassContext &PC,
+                             const std::vector<const KernelSpec *> &Specs,
+                             clang::SourceLocation Loc, llvm::StringRef Why);
+
 /// Whether launch arguments \p I and \p J may point into one buffer: they may
 /// unless both are computed from known variables and share none.
 bool launchArgsMayAlias(const clang::CUDAKernelCallExpr *E, unsigned I,

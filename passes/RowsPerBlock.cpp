@@ -367,16 +367,11 @@ void RowsPerBlockPass::run(PassContext &PC) {
                                std::to_string(Rows) + " is not from 2 to 64");
 
   std::vector<const KernelSpec *> Specs = specsOf(PC.options(), K);
-  if (Specs.empty())
-    return PC.refused(Loc, "no workload spec: the launch to change is the "
-                           "spec's launch too (--spec)");
+  if (refuseUnlessLaunchIsOwn(PC, Specs, Loc,
+                              "the launch to change is the spec's launch "
+                              "too"))
+    return;
   for (const KernelSpec *S : Specs) {
-    if (!S->LaunchIsTunable)
-      return PC.refused(Loc, S->where("launch") +
-                                 "the spec does not mark the launch as the "
-                                 "kernel's own (\"launch_tunable\": true)");
-    if (S->Launch.Grid[0].empty())
-      return PC.refused(Loc, S->where("launch") + "the spec has no grid");
     for (unsigned Dim = 1; Dim < 3; ++Dim) {
       const SpecExpr &B = S->Launch.Block[Dim];
       auto V = B.empty() ? Expected<int64_t>(1) : B.evalInt(Env());
