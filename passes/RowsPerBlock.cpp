@@ -19,7 +19,9 @@
 //    variable declared outside the loop (no per-thread partial results), and
 //    does not leave the loop early (break, return, goto);
 //  - or in `if (threadIdx.x == 0)` outside those loops: one thread of the
-//    row, whatever the width;
+//    row, whatever the width; neither branch holds a block-stride loop (only
+//    some threads would run it) or leaves early (fewer threads would reach
+//    the loops after it), in the kernel or in what the branches call;
 //  - outside the loops every thread of a row computes the same values, so
 //    stores of them are repeated, not changed; effects that count
 //    (atomics, printf) are allowed only in the loops or under
@@ -165,6 +167,10 @@ private:
       return fail(F->getBeginLoc(),
                   "a block-stride loop inside another: which elements it "
                   "visits depends on the number of threads of a row");
+    if (Divergent)
+      return fail(F->getBeginLoc(),
+                  "a block-stride loop in a branch on `threadIdx.x == 0`: "
+                  "only some threads of the row reach it");
     ++Loops;
     const Stmt *Body = F->getBody();
     if (const Stmt *E = findEarlyExit(Body, /*ContinueExits=*/false))
@@ -213,8 +219,19 @@ private:
     if (const auto *If = dyn_cast<IfStmt>(S))
       if (!InLoop && !If->getInit() && !If->getConditionVariable() &&
           isThreadZeroTest(If->getCond(), Current)) {
+        // Only some threads of the row run either branch: a block-stride
+        // loop there would leave the elements of the others undone, and an
+        // exit there would keep them from the loops that follow.
+        for (const Stmt *Branch : {If->getThen(), If->getElse()})
+          if (const Stmt *X = Branch ? findEarlyExit(Branch, true) : nullptr)
+            return fail(X->getBeginLoc(),
+                        "this leaves early in a branch on `threadIdx.x == "
+                        "0`: the threads left to the loops that follow "
+                        "depend on the number of threads of a row");
+        ++Divergent;
         visit(If->getThen(), InLoop, /*Thread0=*/true);
         visit(If->getElse(), InLoop, Thread0);
+        --Divergent;
         return;
       }
     if (const auto *E = dyn_cast<Expr>(S)) {
@@ -281,7 +298,8 @@ private:
         if (!Def || !Def->hasBody())
           return fail(CE->getBeginLoc(),
                       "a call of a function whose body is not visible");
-        if (Def != Current && (Visited.insert(Def).second || InLoop))
+        if (Def != Current &&
+            (Visited.insert(Def).second || InLoop || Divergent))
           visitFunction(Def, InLoop);
       }
     }
@@ -292,6 +310,8 @@ private:
   const PassContext &PC;
   const FunctionDecl *Kernel = nullptr;
   const FunctionDecl *Current = nullptr;
+  /// Inside a branch on `threadIdx.x == 0` (in a callee too).
+  unsigned Divergent = 0;
   std::set<const FunctionDecl *> Visited;
   std::string Why;
 };

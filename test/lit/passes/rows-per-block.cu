@@ -134,6 +134,23 @@ __global__ void twod(float *x, int n) {
     x[blockIdx.x * n + j] = 1.f;
 }
 
+// Refused: a block-stride loop only thread 0 runs (it would take every
+// blockDim.x-th element), and an exit of thread 0 before the loop.
+__global__ void lonely(float *x, int n) {
+  if (threadIdx.x == 0)
+    for (int j = threadIdx.x; j < n; j += blockDim.x)
+      x[blockIdx.x * n + j] = 1.f;
+}
+// EXPLAIN: r.cu:[[@LINE-3]]:5: rows-per-block: not applied: a block-stride loop in a branch on `threadIdx.x == 0`: only some threads of the row reach it
+
+__global__ void quitter(float *x, int n) {
+  if (threadIdx.x == 0)
+    return;
+  for (int j = threadIdx.x; j < n; j += blockDim.x)
+    x[blockIdx.x * n + j] = 1.f;
+}
+// EXPLAIN: r.cu:[[@LINE-4]]:5: rows-per-block: not applied: this leaves early in a branch on `threadIdx.x == 0`: the threads left to the loops that follow depend on the number of threads of a row
+
 void launch_rest(float *out, float *x, int *hits, int rows, int n,
                  cudaStream_t s) {
   partial<<<rows, 256, 0, s>>>(out, x, n);
@@ -142,4 +159,6 @@ void launch_rest(float *out, float *x, int *hits, int rows, int n,
   count<<<rows, 256, 0, s>>>(hits, x, n);
   grid2d<<<dim3(rows, 2), 256, 0, s>>>(x, n);
   twod<<<rows, dim3(32, 4), 0, s>>>(x, n);
+  lonely<<<rows, 256, 0, s>>>(x, n);
+  quitter<<<rows, 256, 0, s>>>(x, n);
 }
