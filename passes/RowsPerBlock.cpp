@@ -137,7 +137,6 @@ public:
   SourceLocation At;
   /// The kernel's reads of blockIdx.x.
   std::vector<const Expr *> BlockIdxReads;
-  unsigned Loops = 0;
 
 private:
   void fail(SourceLocation L, const Twine &Msg) {
@@ -171,7 +170,6 @@ private:
       return fail(F->getBeginLoc(),
                   "a block-stride loop in a branch on `threadIdx.x == 0`: "
                   "only some threads of the row reach it");
-    ++Loops;
     const Stmt *Body = F->getBody();
     if (const Stmt *E = findEarlyExit(Body, /*ContinueExits=*/false))
       return fail(E->getBeginLoc(),

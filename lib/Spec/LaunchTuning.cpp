@@ -257,17 +257,38 @@ Expected<LaunchSpec> changedLaunch(const KernelSpec &K, const LaunchChange &C) {
   return L;
 }
 
+/// Offset of the value of \p Key in \p Obj (a launch object's text); npos
+/// when the key is not found.
+static size_t valueStart(StringRef Obj, StringRef Key) {
+  size_t K = Obj.find(("\"" + Key + "\"").str());
+  if (K == StringRef::npos)
+    return K;
+  size_t I = Obj.find(':', K);
+  if (I == StringRef::npos)
+    return I;
+  return Obj.find_first_not_of(" \t\r\n", I + 1);
+}
+
+/// Offset just past the string or bare number that starts at \p B.
+static size_t scalarEnd(StringRef Obj, size_t B) {
+  size_t E = B;
+  if (Obj[B] == '"') {
+    for (E = B + 1; E < Obj.size() && Obj[E] != '"'; ++E)
+      if (Obj[E] == '\\')
+        ++E;
+    return E + 1;
+  }
+  while (E < Obj.size() && Obj[E] != ',' && Obj[E] != ']' && Obj[E] != '}' &&
+         !isSpace(Obj[E]))
+    ++E;
+  return E;
+}
+
 /// \p Obj (a launch object's text) with element \p Dim of its block array
 /// replaced by the number \p V; nullopt when the array is not found.
 static std::optional<std::string> setBlockText(StringRef Obj, unsigned Dim,
                                                int64_t V) {
-  size_t K = Obj.find("\"block\"");
-  if (K == StringRef::npos)
-    return std::nullopt;
-  size_t I = Obj.find(':', K);
-  if (I == StringRef::npos)
-    return std::nullopt;
-  I = Obj.find_first_not_of(" \t\r\n", I + 1);
+  size_t I = valueStart(Obj, "block");
   if (I == StringRef::npos)
     return std::nullopt;
   bool Scalar = Obj[I] != '[';
@@ -291,17 +312,7 @@ static std::optional<std::string> setBlockText(StringRef Obj, unsigned Dim,
   B = Obj.find_first_not_of(" \t\r\n", B);
   if (B == StringRef::npos)
     return std::nullopt;
-  size_t E = B;
-  if (Obj[B] == '"') {
-    for (E = B + 1; E < Obj.size() && Obj[E] != '"'; ++E)
-      if (Obj[E] == '\\')
-        ++E;
-    ++E;
-  } else {
-    while (E < Obj.size() && Obj[E] != ',' && Obj[E] != ']' &&
-           Obj[E] != '}' && !isSpace(Obj[E]))
-      ++E;
-  }
+  size_t E = scalarEnd(Obj, B);
   if (E > Obj.size() || E == B)
     return std::nullopt;
   return (Obj.take_front(B) + std::to_string(V) + Obj.substr(E)).str();
@@ -315,32 +326,12 @@ static size_t endOfObject(StringRef T, size_t B);
 /// found.
 static std::optional<std::string> setDimsText(StringRef Obj, StringRef Key,
                                               const SpecExpr (&Dims)[3]) {
-  size_t K = Obj.find(("\"" + Key + "\"").str());
-  if (K == StringRef::npos)
-    return std::nullopt;
-  size_t I = Obj.find(':', K);
+  size_t I = valueStart(Obj, Key);
   if (I == StringRef::npos)
     return std::nullopt;
-  I = Obj.find_first_not_of(" \t\r\n", I + 1);
-  if (I == StringRef::npos)
+  size_t E = Obj[I] == '[' ? endOfObject(Obj, I) : scalarEnd(Obj, I);
+  if (E == StringRef::npos || E > Obj.size())
     return std::nullopt;
-  size_t E = I;
-  if (Obj[I] == '[' ) {
-    E = endOfObject(Obj, I);
-    if (E == StringRef::npos)
-      return std::nullopt;
-  } else if (Obj[I] == '"') {
-    for (E = I + 1; E < Obj.size() && Obj[E] != '"'; ++E)
-      if (Obj[E] == '\\')
-        ++E;
-    if (E >= Obj.size())
-      return std::nullopt;
-    ++E;
-  } else {
-    while (E < Obj.size() && Obj[E] != ',' && Obj[E] != '}' &&
-           !isSpace(Obj[E]))
-      ++E;
-  }
   unsigned N = 3;
   while (N > 1 && Dims[N - 1].empty())
     --N;
@@ -355,20 +346,11 @@ static std::optional<std::string> setDimsText(StringRef Obj, StringRef Key,
 /// \p Obj (a launch object's text) with the grid's x value wrapped in
 /// "cdiv(..., F)": a string's contents, or a bare number made a string.
 static std::optional<std::string> divideGridText(StringRef Obj, int64_t F) {
-  size_t K = Obj.find("\"grid\"");
-  if (K == StringRef::npos)
-    return std::nullopt;
-  size_t I = Obj.find(':', K);
+  size_t I = valueStart(Obj, "grid");
   if (I == StringRef::npos)
     return std::nullopt;
-  auto Skip = [&](size_t P) {
-    while (P < Obj.size() && isSpace(Obj[P]))
-      ++P;
-    return P;
-  };
-  I = Skip(I + 1);
-  if (I < Obj.size() && Obj[I] == '[')
-    I = Skip(I + 1);
+  if (Obj[I] == '[')
+    I = Obj.find_first_not_of(" \t\r\n", I + 1);
   if (I >= Obj.size())
     return std::nullopt;
   std::string Suffix = ", " + std::to_string(F) + ")";
