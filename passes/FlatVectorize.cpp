@@ -66,16 +66,42 @@ struct FlatLoop {
   const VarDecl *Row = nullptr, *Col = nullptr;
   const Expr *Cols = nullptr; ///< The divisor.
   std::vector<const Stmt *> Rest;
+  /// A block-stride loop (`threadIdx.x`, `+= blockDim.x`): a block's threads
+  /// cover the range together, each block all of it.
+  bool Block = false;
 };
 
-/// A vectorized buffer: the chunk of one pointer parameter at one base.
+/// A vectorized buffer: the chunk of one pointer (a parameter, or a row
+/// pointer of the body) at one base.
 struct Buffer {
-  const ParmVarDecl *Ptr = nullptr;
+  const VarDecl *Ptr = nullptr;
   std::string Base; ///< Text of the chunk's first element offset.
   std::vector<const ArraySubscriptExpr *> Accesses;
-  bool Write = false;
+  bool Read = false, Write = false;
   uint64_t ElemSize = 0;
   std::string Name, Type;
+  /// Texts that must be multiples of the chunk for it to be aligned (the
+  /// offset added to the column when it is not a multiple of cols).
+  std::vector<std::string> Align;
+  /// The offset added to the column when it is the same in every
+  /// iteration ("0" for the column itself), else empty.
+  std::string Offset;
+};
+
+/// A pointer the loop body declares first thing as a row's part of a
+/// pointer parameter, `T *h = heads + head * head_size;`: the same for the
+/// chunk's elements, so the chunk loop declares it before its loads.
+struct RowPointer {
+  const VarDecl *Var = nullptr;
+  const DeclStmt *Decl = nullptr;
+  const ParmVarDecl *Base = nullptr;
+  std::vector<std::string> Align; ///< Must be multiples of the chunk.
+};
+
+/// A call of a helper whose loop is rewritten: the kernel body it is in.
+struct CallSite {
+  const FunctionDecl *Caller = nullptr;
+  const CallExpr *Call = nullptr;
 };
 
 /// Whether \p E has the same value for every thread and iteration: integer
@@ -133,16 +159,24 @@ const Expr *splitOf(const VarDecl *V, const VarDecl *Idx,
 bool matchLoop(const ForStmt *F, const FunctionDecl *FD, const ASTContext &Ctx,
                FlatLoop &L, std::string &Why) {
   const auto *Inc = dyn_cast_or_null<CompoundAssignOperator>(F->getInc());
-  if (!Inc || Inc->getOpcode() != BO_AddAssign ||
-      !isGridStrideStep(Inc->getRHS()))
+  if (!Inc || Inc->getOpcode() != BO_AddAssign)
+    return false;
+  BuiltinRef StepRef = matchBuiltin(Inc->getRHS());
+  bool Block = StepRef.Var == Builtin::BlockDim && StepRef.Dim == 'x';
+  if (!Block && !isGridStrideStep(Inc->getRHS()))
     return false;
   const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
   const VarDecl *Idx =
       DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl())
                                : nullptr;
   if (!Idx || !Idx->getInit() || !Idx->getType()->isIntegerType() ||
-      !refersTo(Inc->getLHS(), Idx) || !isGlobalThreadIndex(Idx->getInit()))
+      !refersTo(Inc->getLHS(), Idx))
     return false;
+  BuiltinRef StartRef = matchBuiltin(Idx->getInit());
+  if (Block ? !(StartRef.Var == Builtin::ThreadIdx && StartRef.Dim == 'x')
+            : !isGlobalThreadIndex(Idx->getInit()))
+    return false;
+  L.Block = Block;
   const auto *Body = dyn_cast<CompoundStmt>(F->getBody());
   if (!Body)
     return false;
@@ -258,30 +292,169 @@ const CallExpr *threadDependentCall(ArrayRef<const Stmt *> S,
   return nullptr;
 }
 
+/// The parameter of \p Caller that the pointer \p E is computed from
+/// (through pointer arithmetic, casts, `&p[i]` and locals that never
+/// change), or null.
+const ParmVarDecl *pointerRoot(const FunctionDecl *Caller, const Expr *E,
+                               unsigned Depth = 0) {
+  if (!E || Depth > 8)
+    return nullptr;
+  E = E->IgnoreParenCasts();
+  if (const auto *R = dyn_cast<DeclRefExpr>(E)) {
+    const auto *V = dyn_cast<VarDecl>(R->getDecl());
+    if (!V || !V->getType()->isPointerType() ||
+        mayModify(Caller->getBody(), V))
+      return nullptr;
+    if (const auto *P = dyn_cast<ParmVarDecl>(V))
+      return P->getDeclContext() == Caller ? P : nullptr;
+    if (V->hasLocalStorage() && V->getInit())
+      return pointerRoot(Caller, V->getInit(), Depth + 1);
+    return nullptr;
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E)) {
+    if (B->getOpcode() != BO_Add && B->getOpcode() != BO_Sub)
+      return nullptr;
+    if (B->getLHS()->getType()->isPointerType())
+      return pointerRoot(Caller, B->getLHS(), Depth + 1);
+    if (B->getOpcode() == BO_Add && B->getRHS()->getType()->isPointerType())
+      return pointerRoot(Caller, B->getRHS(), Depth + 1);
+    return nullptr;
+  }
+  if (const auto *U = dyn_cast<UnaryOperator>(E))
+    if (U->getOpcode() == UO_AddrOf)
+      if (const auto *A =
+              dyn_cast<ArraySubscriptExpr>(U->getSubExpr()->IgnoreParens()))
+        return pointerRoot(Caller, A->getBase(), Depth + 1);
+  return nullptr;
+}
+
+/// Whether \p E has one value in all threads of a block (\p Block) or of
+/// the grid where \p Caller evaluates it: literals, parameters and locals
+/// that never change, blockIdx (a block's only), blockDim, gridDim,
+/// arithmetic on them, and loads at such indices through a
+/// `const T *__restrict__` parameter (memory this kernel does not write).
+bool uniformValue(const FunctionDecl *Caller, const Expr *E, bool Block,
+                  unsigned Depth = 0) {
+  if (!E || Depth > 8)
+    return false;
+  if (BuiltinRef B = matchBuiltin(E))
+    return B.Var == Builtin::BlockDim || B.Var == Builtin::GridDim ||
+           (Block && B.Var == Builtin::BlockIdx);
+  E = E->IgnoreParenCasts();
+  if (isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
+          CXXNullPtrLiteralExpr, UnaryExprOrTypeTraitExpr>(E))
+    return true;
+  if (const auto *R = dyn_cast<DeclRefExpr>(E)) {
+    if (isa<EnumConstantDecl>(R->getDecl()))
+      return true;
+    const auto *V = dyn_cast<VarDecl>(R->getDecl());
+    if (!V)
+      return false;
+    if (isa<ParmVarDecl>(V))
+      return V->getDeclContext() == Caller &&
+             !mayModify(Caller->getBody(), V);
+    if (V->hasLocalStorage())
+      return V->getInit() && !mayModify(Caller->getBody(), V) &&
+             uniformValue(Caller, V->getInit(), Block, Depth + 1);
+    return V->getType().isConstQualified() && V->getInit() &&
+           V->getInit()->isEvaluatable(Caller->getASTContext());
+  }
+  if (const auto *B = dyn_cast<BinaryOperator>(E))
+    return !B->isAssignmentOp() && B->getOpcode() != BO_Comma &&
+           uniformValue(Caller, B->getLHS(), Block, Depth + 1) &&
+           uniformValue(Caller, B->getRHS(), Block, Depth + 1);
+  if (const auto *U = dyn_cast<UnaryOperator>(E))
+    return !U->isIncrementDecrementOp() && U->getOpcode() != UO_Deref &&
+           U->getOpcode() != UO_AddrOf &&
+           uniformValue(Caller, U->getSubExpr(), Block, Depth + 1);
+  if (const auto *C = dyn_cast<ConditionalOperator>(E))
+    return uniformValue(Caller, C->getCond(), Block, Depth + 1) &&
+           uniformValue(Caller, C->getTrueExpr(), Block, Depth + 1) &&
+           uniformValue(Caller, C->getFalseExpr(), Block, Depth + 1);
+  if (const auto *A = dyn_cast<ArraySubscriptExpr>(E)) {
+    const ParmVarDecl *P = pointerRoot(Caller, A->getBase());
+    return P && P->getType().isRestrictQualified() &&
+           P->getType()->getPointeeType().isConstQualified() &&
+           uniformValue(Caller, A->getBase(), Block, Depth + 1) &&
+           uniformValue(Caller, A->getIdx(), Block, Depth + 1);
+  }
+  return false;
+}
+
+/// Whether every thread of \p Caller runs the call \p CE: it is a statement
+/// of its own in the body's top block, and the body has no return (a
+/// thread that left early would not take its part of the callee's loop).
+bool everyThreadCalls(const FunctionDecl *Caller, const CallExpr *CE) {
+  const auto *Body = dyn_cast_or_null<CompoundStmt>(Caller->getBody());
+  if (!Body || !collect<ReturnStmt>({Body}).empty())
+    return false;
+  for (const Stmt *S : Body->body()) {
+    if (const auto *EWC = dyn_cast<ExprWithCleanups>(S))
+      S = EWC->getSubExpr();
+    if (const auto *E = dyn_cast<Expr>(S))
+      if (E->IgnoreImplicit() == CE)
+        return true;
+  }
+  return false;
+}
+
+/// Where an access's chunk starts and what keeps it aligned.
+struct ChunkIndex {
+  std::string Base;   ///< "astra_idx0", "astra_c0" or "<T> + astra_c0".
+  std::string Offset; ///< T when it never changes, "0" for the column.
+  std::vector<std::string> Align; ///< Must be multiples of the chunk.
+};
+
+/// What the loop's rewrite moves: the buffers, the row pointers declared
+/// before the loads, and the conditions that keep the chunks of a written
+/// pointer apart.
+struct LoopPlan {
+  std::vector<Buffer> Buffers;
+  std::vector<RowPointer> RowPtrs;
+  std::vector<std::string> Distinct; ///< `a != b`, texts of the pattern.
+};
+
 class Planner {
 public:
-  Planner(PassContext &PC, const FunctionDecl *FD, const FlatLoop &L)
+  /// \p Sites: the calls of the helper \p FD, null for the kernel's own
+  /// loops.
+  Planner(PassContext &PC, const FunctionDecl *FD, const FlatLoop &L,
+          const std::vector<CallSite> *Sites)
       : PC(PC), Ctx(PC.astContext()), SM(PC.sourceManager()), FD(FD), L(L),
-        PM(const_cast<Stmt *>(FD->getBody())) {}
+        Sites(Sites), PM(const_cast<Stmt *>(FD->getBody())) {}
 
-  /// The buffers to vectorize, or empty with \p Why set.
-  std::vector<Buffer> plan(std::string &Why);
+  /// The buffers to vectorize, or none with \p Why set.
+  LoopPlan plan(std::string &Why);
 
 private:
   bool conditional(const Stmt *S) const;
-  /// The chunk base of an index whose element runs with the column (or the
-  /// flat index): "astra_idx0", "astra_c0" or "(T) + astra_c0"; empty for
-  /// other indices.
-  std::string chunkBase(const Expr *Index) const;
+  /// Where the chunk of an index whose element runs with the column (or
+  /// the flat index) starts; none for other indices.
+  std::optional<ChunkIndex> chunkIndex(const Expr *Index) const;
+  /// Texts whose being multiples of the chunk makes \p Off one: none
+  /// when \p Off is a multiple of cols, nothing when no factor is known.
+  std::optional<std::vector<std::string>> alignTerms(const Expr *Off) const;
   bool rowUniform(const Expr *E) const;
+  void findRowPointers();
+  const RowPointer *rowPointer(const VarDecl *V) const;
+  /// The kernel parameter \p V points into, at call site \p S of the helper
+  /// (null: the kernel's own loop).
+  const ParmVarDecl *rootAt(const VarDecl *V, const CallSite *S) const;
+  bool checkSites(std::string &Why) const;
+  bool checkAliasing(const std::vector<Buffer> &Buffers,
+                     std::string &Why) const;
 
   PassContext &PC;
   const ASTContext &Ctx;
   const SourceManager &SM;
   const FunctionDecl *FD;
   const FlatLoop &L;
+  const std::vector<CallSite> *Sites;
   ParentMap PM;
-  std::set<const ParmVarDecl *> Dirty; ///< Written or escaping pointers.
+  std::set<const VarDecl *> Dirty; ///< Written or escaping pointers.
+  std::vector<RowPointer> RowPtrs;
+  /// The body without the row pointers' declarations.
+  std::vector<const Stmt *> RestNoRows;
 };
 
 bool Planner::conditional(const Stmt *S) const {
@@ -304,6 +477,11 @@ bool Planner::rowUniform(const Expr *E) const {
     const ValueDecl *D = R->getDecl();
     if (D == L.Row || isa<EnumConstantDecl>(D))
       continue;
+    // Locals that never change in the function (`half = rot_dim / 2`).
+    if (const auto *V = dyn_cast<VarDecl>(D);
+        V && !isa<ParmVarDecl>(V) && V->getType()->isIntegerType() &&
+        uniformInt(R, FD, Ctx))
+      continue;
     const auto *P = dyn_cast<ParmVarDecl>(D);
     if (!P || mayModify(FD->getBody(), P))
       return false;
@@ -315,38 +493,210 @@ bool Planner::rowUniform(const Expr *E) const {
   return collect<CallExpr>({E}).empty();
 }
 
-std::string Planner::chunkBase(const Expr *Index) const {
+std::optional<std::vector<std::string>>
+Planner::alignTerms(const Expr *Off) const {
+  Off = stripIntCasts(Off);
+  auto Text = [&](const Expr *E) -> std::optional<std::string> {
+    std::string T = PC.text(E->getSourceRange());
+    if (T.empty() || !PC.isEditable(E->getSourceRange()))
+      return std::nullopt;
+    return T;
+  };
+  if (const auto *B = dyn_cast<BinaryOperator>(Off)) {
+    if (B->getOpcode() == BO_Mul) {
+      // One factor that is a multiple of the chunk is enough.
+      for (const Expr *F : {B->getRHS(), B->getLHS()})
+        if (sameExpr(Ctx, stripIntCasts(F), L.Cols))
+          return std::vector<std::string>{};
+      for (const Expr *F : {B->getRHS(), B->getLHS()})
+        if (uniformInt(F, FD, Ctx))
+          if (std::optional<std::string> T = Text(F))
+            return std::vector<std::string>{*T};
+      if (auto A = alignTerms(B->getLHS()))
+        return A;
+      return alignTerms(B->getRHS());
+    }
+    if (B->isAdditiveOp()) {
+      auto A = alignTerms(B->getLHS()), C = alignTerms(B->getRHS());
+      if (!A || !C)
+        return std::nullopt;
+      A->insert(A->end(), C->begin(), C->end());
+      return A;
+    }
+  }
+  if (sameExpr(Ctx, Off, L.Cols))
+    return std::vector<std::string>{};
+  if (uniformInt(Off, FD, Ctx))
+    if (std::optional<std::string> T = Text(Off))
+      return std::vector<std::string>{*T};
+  return std::nullopt;
+}
+
+std::optional<ChunkIndex> Planner::chunkIndex(const Expr *Index) const {
   const Expr *I = stripIntCasts(Index);
   if (refersTo(I, L.Idx))
-    return "astra_idx0";
+    return ChunkIndex{"astra_idx0", "", {}};
   if (refersTo(I, L.Col))
-    return "astra_c0";
+    return ChunkIndex{"astra_c0", "0", {}};
   const auto *Add = dyn_cast<BinaryOperator>(I);
   if (!Add || Add->getOpcode() != BO_Add)
-    return "";
+    return std::nullopt;
   const Expr *T = nullptr;
   if (refersTo(Add->getRHS(), L.Col))
     T = Add->getLHS();
   else if (refersTo(Add->getLHS(), L.Col))
     T = Add->getRHS();
-  if (!T)
-    return "";
-  // T must be a multiple of cols (so the chunk stays aligned) that is the
-  // same for the whole chunk.
-  const auto *Mul = dyn_cast<BinaryOperator>(stripIntCasts(T));
-  if (!Mul || Mul->getOpcode() != BO_Mul ||
-      !(sameExpr(Ctx, Mul->getRHS(), L.Cols) ||
-        sameExpr(Ctx, Mul->getLHS(), L.Cols)))
-    return "";
-  if (mentionsDecl(T, L.Idx) || mentionsDecl(T, L.Col) || !rowUniform(T))
-    return "";
+  if (!T || mentionsDecl(T, L.Idx) || mentionsDecl(T, L.Col))
+    return std::nullopt;
+  // T must be the same for the whole chunk, and a multiple of it (so the
+  // chunk stays aligned): a multiple of cols, or checked before the loop.
+  bool Invariant = uniformInt(T, FD, Ctx);
+  if (!Invariant && !rowUniform(T))
+    return std::nullopt;
+  std::optional<std::vector<std::string>> Align = alignTerms(T);
   std::string Text = PC.text(T->getSourceRange());
-  if (Text.empty() || !PC.isEditable(T->getSourceRange()))
-    return "";
-  return Text + " + astra_c0";
+  if (!Align || Text.empty() || !PC.isEditable(T->getSourceRange()))
+    return std::nullopt;
+  return ChunkIndex{Text + " + astra_c0", Invariant ? Text : "", *Align};
 }
 
-std::vector<Buffer> Planner::plan(std::string &Why) {
+void Planner::findRowPointers() {
+  for (const Stmt *S : L.Rest) {
+    const auto *DS = dyn_cast<DeclStmt>(S);
+    const auto *V = DS && DS->isSingleDecl()
+                        ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                        : nullptr;
+    if (!V || !V->getType()->isPointerType() || !V->getInit() ||
+        mayModify(L.Loop->getBody(), V)) {
+      RestNoRows.push_back(S);
+      continue;
+    }
+    const Expr *E = V->getInit()->IgnoreParenImpCasts();
+    const Expr *Base = E, *Off = nullptr;
+    if (const auto *B = dyn_cast<BinaryOperator>(E);
+        B && B->getOpcode() == BO_Add) {
+      bool LeftPtr = B->getLHS()->getType()->isPointerType();
+      Base = (LeftPtr ? B->getLHS() : B->getRHS())->IgnoreParenImpCasts();
+      Off = LeftPtr ? B->getRHS() : B->getLHS();
+    }
+    const auto *R = dyn_cast<DeclRefExpr>(Base);
+    const auto *P = R ? dyn_cast<ParmVarDecl>(R->getDecl()) : nullptr;
+    std::optional<std::vector<std::string>> Align =
+        Off ? alignTerms(Off) : std::vector<std::string>{};
+    if (!P || !P->getType()->isPointerType() ||
+        mayModify(FD->getBody(), P) || !Align ||
+        (Off && (mentionsDecl(Off, L.Idx) || mentionsDecl(Off, L.Col)))) {
+      RestNoRows.push_back(S);
+      continue;
+    }
+    RowPtrs.push_back({V, DS, P, *Align});
+  }
+}
+
+const RowPointer *Planner::rowPointer(const VarDecl *V) const {
+  for (const RowPointer &R : RowPtrs)
+    if (R.Var == V)
+      return &R;
+  return nullptr;
+}
+
+const ParmVarDecl *Planner::rootAt(const VarDecl *V,
+                                   const CallSite *S) const {
+  if (const RowPointer *R = rowPointer(V))
+    V = R->Base;
+  const auto *P = dyn_cast<ParmVarDecl>(V);
+  if (!P && V->hasLocalStorage() && V->getInit() &&
+      !mayModify(FD->getBody(), V))
+    P = pointerRoot(FD, V->getInit());
+  if (!P || mayModify(FD->getBody(), P))
+    return nullptr;
+  if (!S)
+    return P;
+  unsigned I = P->getFunctionScopeIndex();
+  return I < S->Call->getNumArgs() ? pointerRoot(S->Caller, S->Call->getArg(I))
+                                   : nullptr;
+}
+
+bool Planner::checkSites(std::string &Why) const {
+  if (!Sites)
+    return true;
+  if (Sites->empty()) {
+    Why = "'" + FD->getNameAsString() + "' is not called from the kernel";
+    return false;
+  }
+  for (const CallSite &S : *Sites) {
+    std::string At = posText(PC, S.Call->getBeginLoc());
+    if (!everyThreadCalls(S.Caller, S.Call)) {
+      Why = "the call of '" + FD->getNameAsString() + "' at " + At +
+            " is not run by every thread (it is not a statement of its own "
+            "in the kernel's top block, or the kernel returns early); the "
+            "threads share the loop";
+      return false;
+    }
+    for (const Expr *A : S.Call->arguments())
+      if (!uniformValue(S.Caller, A, L.Block)) {
+        Why = "the argument '" + PC.text(A->getSourceRange()) + "' at " +
+              At + " may differ between the threads of " +
+              (L.Block ? "a block" : "the grid") +
+              ", which share the loop";
+        return false;
+      }
+  }
+  return true;
+}
+
+bool Planner::checkAliasing(const std::vector<Buffer> &Buffers,
+                            std::string &Why) const {
+  // The pointers the body uses, in source order.
+  std::vector<const VarDecl *> Ptrs;
+  for (const DeclRefExpr *R : collect<DeclRefExpr>(RestNoRows)) {
+    const auto *V = dyn_cast<VarDecl>(R->getDecl());
+    if (V && V->getType()->isPointerType() && !is_contained(Ptrs, V))
+      Ptrs.push_back(V);
+  }
+  std::vector<const CallSite *> At;
+  if (Sites)
+    for (const CallSite &S : *Sites)
+      At.push_back(&S);
+  else
+    At.push_back(nullptr);
+  std::set<const VarDecl *> Done;
+  for (const Buffer &B : Buffers) {
+    if (!Done.insert(B.Ptr).second)
+      continue;
+    for (const VarDecl *Q : Ptrs) {
+      if (Q == B.Ptr || (!Dirty.count(B.Ptr) && !Dirty.count(Q)))
+        continue;
+      std::string Pair = "'" + B.Ptr->getNameAsString() + "' and '" +
+                         Q->getNameAsString() + "'";
+      for (const CallSite *S : At) {
+        std::string Where =
+            S ? " (call at " + posText(PC, S->Call->getBeginLoc()) + ")" : "";
+        const ParmVarDecl *RB = rootAt(B.Ptr, S), *RQ = rootAt(Q, S);
+        if (!RB || !RQ) {
+          Why = "cannot tell what " + Pair + " point into" + Where +
+                "; the chunk's loads and stores would move past the other's "
+                "accesses";
+          return false;
+        }
+        if (RB == RQ || (!RB->getType().isRestrictQualified() &&
+                         !RQ->getType().isRestrictQualified())) {
+          Why = Pair + " may overlap" + Where +
+                (RB == RQ ? " (both point into '" + RB->getNameAsString() +
+                                "')"
+                          : " (neither points into a __restrict__ "
+                            "parameter)") +
+                "; the chunk's loads and stores would move past the other's "
+                "accesses";
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+LoopPlan Planner::plan(std::string &Why) {
   ArrayRef<const Stmt *> Rest = L.Rest;
   if (Rest.empty()) {
     Why = "the loop does nothing after the split";
@@ -390,6 +740,8 @@ std::vector<Buffer> Planner::plan(std::string &Why) {
       Why = "the body changes '" + V->getNameAsString() + "'";
       return {};
     }
+  if (!checkSites(Why))
+    return {};
   // Variables declared outside the loop may only be read: a per-thread
   // value built over the elements a thread takes would change.
   std::set<const VarDecl *> Inner;
@@ -417,17 +769,22 @@ std::vector<Buffer> Planner::plan(std::string &Why) {
       return {};
     }
   }
+  findRowPointers();
+  auto Chunked = [&](const VarDecl *V) {
+    return V && V->getType()->isPointerType() &&
+           (isa<ParmVarDecl>(V) || rowPointer(V));
+  };
 
-  // Which pointer parameters the body writes or lets escape.
+  // Which pointers the body writes or lets escape.
   // In source order, so that messages do not depend on addresses.
-  std::vector<std::pair<const ParmVarDecl *,
+  std::vector<std::pair<const VarDecl *,
                         std::vector<const ArraySubscriptExpr *>>>
       Uses;
   std::set<const ArraySubscriptExpr *> AsBase;
   for (const ArraySubscriptExpr *A : collect<ArraySubscriptExpr>(Rest)) {
     const auto *R = dyn_cast<DeclRefExpr>(A->getBase()->IgnoreParenImpCasts());
-    const auto *P = R ? dyn_cast<ParmVarDecl>(R->getDecl()) : nullptr;
-    if (!P || !P->getType()->isPointerType())
+    const auto *P = R ? dyn_cast<VarDecl>(R->getDecl()) : nullptr;
+    if (!Chunked(P))
       continue;
     auto It = find_if(Uses, [&](const auto &U) { return U.first == P; });
     if (It == Uses.end())
@@ -437,8 +794,8 @@ std::vector<Buffer> Planner::plan(std::string &Why) {
     if (accessUse(A, PM) != Use::Read)
       Dirty.insert(P);
   }
-  for (const DeclRefExpr *R : collect<DeclRefExpr>(Rest)) {
-    const auto *P = dyn_cast<ParmVarDecl>(R->getDecl());
+  for (const DeclRefExpr *R : collect<DeclRefExpr>(RestNoRows)) {
+    const auto *P = dyn_cast<VarDecl>(R->getDecl());
     if (!P || !P->getType()->isPointerType())
       continue;
     // Used other than as the base of a subscript: `p + k`, `*p`, a call.
@@ -450,23 +807,37 @@ std::vector<Buffer> Planner::plan(std::string &Why) {
         A->getBase()->IgnoreParenImpCasts() != R)
       Dirty.insert(P);
   }
+  for (const RowPointer &RP : RowPtrs)
+    if (!rowUniform(RP.Var->getInit())) {
+      Why = "'" + RP.Var->getNameAsString() +
+            "' is not the same for the elements of a row";
+      return {};
+    }
 
-  std::vector<Buffer> Buffers;
+  LoopPlan Plan;
+  std::vector<Buffer> &Buffers = Plan.Buffers;
+  Plan.RowPtrs = RowPtrs;
   std::vector<std::string> Scalar;
-  auto Add = [&](const ParmVarDecl *P, const ArraySubscriptExpr *A,
-                 const std::string &Base, bool Write) {
+  auto Add = [&](const VarDecl *P, const ArraySubscriptExpr *A,
+                 const ChunkIndex &CI) {
+    Use U = accessUse(A, PM);
     for (Buffer &B : Buffers)
-      if (B.Ptr == P && B.Base == Base && B.Write == Write) {
+      if (B.Ptr == P && B.Base == CI.Base) {
         B.Accesses.push_back(A);
+        B.Read |= U != Use::Write;
+        B.Write |= U != Use::Read;
         return;
       }
     Buffer B;
     B.Ptr = P;
-    B.Base = Base;
-    B.Write = Write;
+    B.Base = CI.Base;
+    B.Read = U != Use::Write;
+    B.Write = U != Use::Read;
     B.Accesses.push_back(A);
     B.ElemSize =
         Ctx.getTypeSizeInChars(P->getType()->getPointeeType()).getQuantity();
+    B.Align = CI.Align;
+    B.Offset = CI.Offset;
     Buffers.push_back(std::move(B));
   };
   for (auto &[P, As] : Uses) {
@@ -474,37 +845,68 @@ std::vector<Buffer> Planner::plan(std::string &Why) {
     bool Sized = !Elem->isDependentType() && !Elem->isIncompleteType();
     uint64_t Size =
         Sized ? Ctx.getTypeSizeInChars(Elem).getQuantity() : uint64_t(0);
-    bool Restrict = P->getType().isRestrictQualified();
     std::string Name = P->getNameAsString();
     if (!Sized || Size == 0 || Size >= 16 || !isPowerOf2_64(Size)) {
       Scalar.push_back("'" + Name + "' (element size)");
       continue;
     }
-    if (!Restrict) {
+    // The kernel's own pointer parameters must be __restrict__; a helper's
+    // parameters and row pointers are checked through what the calls pass
+    // (checkAliasing).
+    if (!Sites && isa<ParmVarDecl>(P) && !P->getType().isRestrictQualified()) {
       Scalar.push_back("'" + Name + "' (not __restrict__)");
       continue;
     }
     if (!Dirty.count(P)) {
       for (const ArraySubscriptExpr *A : As) {
-        std::string Base = chunkBase(A->getIdx());
-        if (Base.empty() || conditional(A)) {
+        std::optional<ChunkIndex> CI = chunkIndex(A->getIdx());
+        if (!CI || conditional(A)) {
           Scalar.push_back("'" + PC.text(A->getSourceRange()) + "'");
           continue;
         }
-        Add(P, A, Base, false);
+        Add(P, A, *CI);
       }
       continue;
     }
-    // A written buffer: one plain unconditional store, its only use.
-    const ArraySubscriptExpr *A = As.front();
-    std::string Base = chunkBase(A->getIdx());
-    if (As.size() != 1 || accessUse(A, PM) != Use::Write || Base.empty() ||
-        conditional(A) || referencesTo(L.Loop->getBody(), P).size() != 1) {
-      Scalar.push_back("'" + Name + "' (written other than by one plain "
-                                    "store at the chunk's element)");
-      continue;
+    // A written pointer: every use an unconditional access at a chunk's
+    // element, so that each chunk it writes is written whole (the store
+    // writes back every element) and is read, if at all, before.
+    std::vector<std::optional<ChunkIndex>> CIs;
+    bool Plain = referencesTo(L.Loop->getBody(), P).size() == As.size();
+    for (const ArraySubscriptExpr *A : As) {
+      CIs.push_back(chunkIndex(A->getIdx()));
+      Plain &= CIs.back() && !conditional(A) &&
+               accessUse(A, PM) != Use::Escape;
     }
-    Add(P, A, Base, true);
+    if (Plain) {
+      // Chunks at different offsets must not overlap: offsets that never
+      // change are compared before the loop; any other must be the only
+      // one.
+      std::set<std::string> Bases;
+      std::vector<std::string> Offsets;
+      for (size_t I = 0; I < As.size(); ++I) {
+        Bases.insert(CIs[I]->Base);
+        if (!is_contained(Offsets, CIs[I]->Offset))
+          Offsets.push_back(CIs[I]->Offset);
+      }
+      bool Apart = Bases.size() == 1 || none_of(Offsets, [](const auto &O) {
+                     return O.empty();
+                   });
+      if (Apart) {
+        for (size_t I = 0; I < Offsets.size(); ++I)
+          for (size_t J = I + 1; J < Offsets.size(); ++J)
+            Plan.Distinct.push_back(
+                Offsets[I] == "0" ? operand(Offsets[J]) + " != 0"
+                : Offsets[J] == "0"
+                    ? operand(Offsets[I]) + " != 0"
+                    : operand(Offsets[I]) + " != " + operand(Offsets[J]));
+        for (size_t I = 0; I < As.size(); ++I)
+          Add(P, As[I], *CIs[I]);
+        continue;
+      }
+    }
+    Scalar.push_back("'" + Name + "' (written other than by plain accesses "
+                                  "at the chunk's elements)");
   }
   // An access that moves with the column but stays scalar inside an inner
   // loop: the chunk would run that loop VEC times in one thread, with the
@@ -555,7 +957,9 @@ std::vector<Buffer> Planner::plan(std::string &Why) {
                           : join(Scalar, ", ") + " stay scalar");
     return {};
   }
-  return Buffers;
+  if (!checkAliasing(Buffers, Why))
+    return {};
+  return Plan;
 }
 
 /// Writes the replacement of the loop.
@@ -567,7 +971,7 @@ public:
   }
   /// \p Vec: elements per 16-byte chunk; \p Vec8: per 8-byte chunk, 0
   /// when there is no such path.
-  std::string write(std::vector<Buffer> &Buffers, unsigned &Vec,
+  std::string write(LoopPlan &Plan, const FunctionDecl *FD, unsigned &Vec,
                     unsigned &Vec8, std::string &Why);
 
 private:
@@ -581,8 +985,9 @@ private:
   PrintingPolicy PP;
 };
 
-std::string Writer::write(std::vector<Buffer> &Buffers, unsigned &Vec,
-                          unsigned &Vec8, std::string &Why) {
+std::string Writer::write(LoopPlan &Plan, const FunctionDecl *FD,
+                          unsigned &Vec, unsigned &Vec8, std::string &Why) {
+  std::vector<Buffer> &Buffers = Plan.Buffers;
   const ForStmt *F = L.Loop;
   std::optional<LoopText> LT = loopText(PC, F, Why);
   if (!LT)
@@ -621,10 +1026,24 @@ std::string Writer::write(std::vector<Buffer> &Buffers, unsigned &Vec,
   std::string V = Fresh("astra_v"), I0 = Fresh("astra_idx0"),
               C0 = Fresh("astra_c0"), K = Fresh("astra_k"),
               Q = Fresh("astra_q");
+  // Element types as the pattern spells them (`T` in a template): every
+  // instantiation must write the same text.
+  const FunctionDecl *Pattern = FD->getTemplateInstantiationPattern();
   for (Buffer &B : Buffers) {
     B.Name = Fresh("astra_" + B.Ptr->getNameAsString());
-    B.Type = B.Ptr->getType()->getPointeeType().getUnqualifiedType().getAsString(
-        PP);
+    const VarDecl *PV = Pattern ? varAtSameLocation(Pattern, B.Ptr) : nullptr;
+    B.Type = (PV ? PV : B.Ptr)
+                 ->getType()
+                 ->getPointeeType()
+                 .getUnqualifiedType()
+                 .getAsString(PP);
+    if (StringRef(B.Type).contains("auto") ||
+        StringRef(B.Type).contains("(") ||
+        StringRef(B.Type).contains("<dependent")) {
+      Why = "the element type of '" + B.Ptr->getNameAsString() +
+            "' cannot be named here ('" + B.Type + "')";
+      return "";
+    }
     // The base was written with the default names.
     if (B.Base == "astra_idx0")
       B.Base = I0;
@@ -652,6 +1071,24 @@ std::string Writer::write(std::vector<Buffer> &Buffers, unsigned &Vec,
                           SM.getFileOffset(R.getBegin()),
                       B.Name + "[" + K + "]"});
     }
+  // The row pointers' declarations move before the loads: taken out of the
+  // body with the space up to the next statement.
+  std::vector<std::string> RowDecls;
+  for (const RowPointer &RP : Plan.RowPtrs) {
+    unsigned DB = offset(RP.Decl->getBeginLoc());
+    SourceLocation DE = endOfStatement(RP.Decl, SM, LO);
+    if (DE.isInvalid() || SM.getFileID(DE) != FID ||
+        !PC.isEditable(RP.Decl->getSourceRange())) {
+      Why = "the declaration of '" + RP.Var->getNameAsString() +
+            "' comes from a macro expansion";
+      return "";
+    }
+    unsigned E = SM.getFileOffset(DE);
+    RowDecls.push_back(Buf.slice(DB, E).str());
+    while (E < RestEnd && isWhitespace(Buf[E]))
+      ++E;
+    Subs.push_back({DB, E - DB, ""});
+  }
   llvm::sort(Subs, [](const Sub &X, const Sub &Y) { return X.Off < Y.Off; });
   std::string NewRest;
   unsigned Pos = RestBegin;
@@ -729,11 +1166,29 @@ std::string Writer::write(std::vector<Buffer> &Buffers, unsigned &Vec,
     };
     std::vector<std::string> Conds = {operand(Cols) + " % " +
                                       std::to_string(Vec) + " == 0"};
-    std::set<const ParmVarDecl *> Checked;
-    for (const Buffer &B : Buffers)
-      if (Checked.insert(B.Ptr).second)
+    std::set<const VarDecl *> Checked;
+    std::vector<std::string> Multiples;
+    for (const Buffer &B : Buffers) {
+      const VarDecl *Aligned = B.Ptr;
+      for (const RowPointer &RP : Plan.RowPtrs)
+        if (RP.Var == B.Ptr) {
+          Aligned = RP.Base;
+          Multiples.insert(Multiples.end(), RP.Align.begin(), RP.Align.end());
+        }
+      Multiples.insert(Multiples.end(), B.Align.begin(), B.Align.end());
+      if (Checked.insert(Aligned).second)
         Conds.push_back("reinterpret_cast<unsigned long long>(" +
-                        B.Ptr->getNameAsString() + ") % " + BT + " == 0");
+                        Aligned->getNameAsString() + ") % " + BT + " == 0");
+    }
+    std::set<std::string> Once(Conds.begin(), Conds.end());
+    for (std::string C : Multiples) {
+      C = operand(C) + " % " + std::to_string(Vec) + " == 0";
+      if (Once.insert(C).second)
+        Conds.push_back(C);
+    }
+    for (const std::string &D : Plan.Distinct)
+      if (Once.insert(D).second)
+        Conds.push_back(D);
     std::string S = "(" + join(Conds, " &&\n" + In0 + "    ") + ") {\n";
     S += In1 + "constexpr int astra_vec = " + std::to_string(Vec) + ";\n";
     S += In1 + "for (" + IT + " " + V + " = " + Start + "; " + V + " < " +
@@ -745,10 +1200,12 @@ std::string Writer::write(std::vector<Buffer> &Buffers, unsigned &Vec,
       S += In2 + "const " +
            L.Col->getType().getUnqualifiedType().getAsString(PP) + " " + C0 +
            " = " + I0 + " % " + operand(Cols) + ";\n";
+    for (const std::string &D : RowDecls)
+      S += In2 + D + "\n";
     for (const Buffer &B : Buffers) {
       S += In2 + "alignas(" + BT + ") " + B.Type + " " + B.Name +
            "[astra_vec];\n";
-      if (!B.Write)
+      if (B.Read)
         S += Copy(B, B.Name,
                   B.Ptr->getNameAsString() + " + " + operand(B.Base));
     }
@@ -786,13 +1243,83 @@ std::string Writer::write(std::vector<Buffer> &Buffers, unsigned &Vec,
   return S;
 }
 
-} // namespace
+/// A function the kernel calls, whose loops this pass may rewrite, with
+/// its calls by the instantiation called.
+struct Helper {
+  const FunctionDecl *Pattern = nullptr;
+  std::map<const FunctionDecl *, std::vector<CallSite>> Sites;
+  /// Where a function other than the kernel calls it ("" when none does):
+  /// the rewrite would change that caller unverified.
+  std::string Foreign;
+};
 
-void FlatVectorizePass::run(PassContext &PC) {
+/// Every function defined in the main file with a body where calls are
+/// resolved: plain functions and the instantiations of templates.
+void concreteFunctions(const DeclContext *DC, const SourceManager &SM,
+                       std::vector<const FunctionDecl *> &Out) {
+  for (const Decl *D : DC->decls()) {
+    if (!SM.isInMainFile(SM.getExpansionLoc(D->getLocation())))
+      continue;
+    if (const auto *NS = dyn_cast<NamespaceDecl>(D))
+      concreteFunctions(NS, SM, Out);
+    else if (const auto *LS = dyn_cast<LinkageSpecDecl>(D))
+      concreteFunctions(LS, SM, Out);
+    else if (const auto *FTD = dyn_cast<FunctionTemplateDecl>(D)) {
+      for (const FunctionDecl *Spec : FTD->specializations())
+        if (Spec->getBody() && !is_contained(Out, Spec))
+          Out.push_back(Spec);
+    } else if (const auto *FD = dyn_cast<FunctionDecl>(D)) {
+      if (FD->doesThisDeclarationHaveABody() && !FD->isDependentContext() &&
+          !is_contained(Out, FD))
+        Out.push_back(FD);
+    }
+  }
+}
+
+/// The user functions (main file, not kernels) that the kernel's bodies
+/// call directly, with every call of them in the main file.
+std::vector<Helper> calledHelpers(PassContext &PC,
+                                  const std::vector<KernelBody> &Kernel) {
+  const SourceManager &SM = PC.sourceManager();
+  std::set<const FunctionDecl *> KernelFDs;
+  for (const KernelBody &B : Kernel)
+    KernelFDs.insert(B.FD);
+  std::vector<const FunctionDecl *> Functions;
+  concreteFunctions(PC.astContext().getTranslationUnitDecl(), SM, Functions);
+  std::vector<Helper> Helpers;
+  for (const FunctionDecl *Caller : Functions)
+    for (const CallExpr *CE : collect<CallExpr>({Caller->getBody()})) {
+      const FunctionDecl *Callee = CE->getDirectCallee();
+      const FunctionDecl *Def = nullptr;
+      if (!Callee || !Callee->hasBody(Def) || Def->hasAttr<CUDAGlobalAttr>() ||
+          isSystemFunction(SM, Def))
+        continue;
+      const FunctionDecl *Pattern = Def->getTemplateInstantiationPattern();
+      if (!Pattern)
+        Pattern = Def;
+      if (!SM.isInMainFile(SM.getExpansionLoc(Pattern->getLocation())))
+        continue;
+      auto It = find_if(Helpers,
+                        [&](const Helper &H) { return H.Pattern == Pattern; });
+      if (It == Helpers.end()) {
+        It = Helpers.insert(Helpers.end(), Helper());
+        It->Pattern = Pattern;
+      }
+      if (KernelFDs.count(Caller))
+        It->Sites[Def].push_back({Caller, CE});
+      else if (It->Foreign.empty())
+        It->Foreign = "'" + Caller->getNameAsString() + "' (at " +
+                      posText(PC, CE->getBeginLoc()) + ")";
+    }
+  erase_if(Helpers, [](const Helper &H) { return H.Sites.empty(); });
+  return Helpers;
+}
+
+/// Votes on the flat loops of one function's bodies (a kernel's or a
+/// helper's instantiations); \p H: the helper, null for the kernel.
+void voteOnLoops(PassContext &PC, SiteVotes &Votes, const Helper *H) {
   ASTContext &Ctx = PC.astContext();
   const StringRef Kind = "flat-vectorize";
-  EditSet ES;
-  SiteVotes Votes(kernelBodies(PC.kernel().Decl));
   for (unsigned BI = 0; BI < Votes.bodies().size(); ++BI) {
     const FunctionDecl *FD = Votes.bodies()[BI].FD;
     Stmt *Body = FD->getBody();
@@ -801,6 +1328,12 @@ void FlatVectorizePass::run(PassContext &PC) {
     LoopFinder LF;
     LF.TraverseStmt(Body);
     ParentMap PM(Body);
+    static const std::vector<CallSite> NoSites;
+    const std::vector<CallSite> *Sites = nullptr;
+    if (H) {
+      auto It = H->Sites.find(FD);
+      Sites = It == H->Sites.end() ? &NoSites : &It->second;
+    }
     for (const ForStmt *F : LF.Loops) {
       if (isVectorizedLoop(F, PM))
         continue;
@@ -809,13 +1342,16 @@ void FlatVectorizePass::run(PassContext &PC) {
       if (!matchLoop(F, FD, Ctx, L, Why))
         continue;
       SourceLocation Loc = F->getForLoc();
-      std::vector<Buffer> Buffers;
+      if (Why.empty() && H && !H->Foreign.empty())
+        Why = "'" + H->Pattern->getNameAsString() + "' is also called from " +
+              H->Foreign + ", which the rewrite would change unverified";
+      LoopPlan Plan;
       if (Why.empty())
-        Buffers = Planner(PC, FD, L).plan(Why);
+        Plan = Planner(PC, FD, L, Sites).plan(Why);
       unsigned Vec = 0, Vec8 = 0;
       std::string Text;
       if (Why.empty())
-        Text = Writer(PC, L).write(Buffers, Vec, Vec8, Why);
+        Text = Writer(PC, L).write(Plan, FD, Vec, Vec8, Why);
       std::optional<TextEdit> Edit;
       if (Why.empty()) {
         Edit = makeEdit(
@@ -832,9 +1368,30 @@ void FlatVectorizePass::run(PassContext &PC) {
         continue;
       }
       std::vector<std::string> Names;
-      for (const Buffer &B : Buffers)
-        Names.push_back(B.Ptr->getNameAsString() + (B.Write ? " (store)" : ""));
+      for (const Buffer &B : Plan.Buffers) {
+        std::string N =
+            B.Ptr->getNameAsString() +
+            (B.Write ? (B.Read ? " (load, store)" : " (store)") : "");
+        if (!is_contained(Names, N))
+          Names.push_back(N);
+      }
       std::string Cols = PC.text(L.Cols->getSourceRange());
+      // The conditions beyond cols and the pointers' alignment.
+      std::vector<std::string> Multiples, Extra;
+      for (const Buffer &B : Plan.Buffers) {
+        std::vector<std::string> A = B.Align;
+        for (const RowPointer &RP : Plan.RowPtrs)
+          if (RP.Var == B.Ptr)
+            A.insert(A.end(), RP.Align.begin(), RP.Align.end());
+        for (const std::string &M : A)
+          if (M != Cols && !is_contained(Multiples, M))
+            Multiples.push_back(M);
+      }
+      if (!Multiples.empty())
+        Extra.push_back(join(Multiples, ", ") + " a multiple of the chunk");
+      for (const std::string &D : Plan.Distinct)
+        if (!is_contained(Extra, D))
+          Extra.push_back(D);
       Votes.accept(
           BI, Loc, Kind, {*Edit},
           "chunks of " + std::to_string(Vec) + " consecutive '" +
@@ -849,10 +1406,27 @@ void FlatVectorizePass::run(PassContext &PC) {
                           std::to_string(Vec8) + " and they are 8-byte "
                           "aligned)"
                     : std::string()) +
+              (Extra.empty() ? std::string() : ", with " + join(Extra, " and ")) +
               "; otherwise the original loop runs");
     }
   }
+}
+
+} // namespace
+
+void FlatVectorizePass::run(PassContext &PC) {
+  EditSet ES;
+  std::vector<KernelBody> Kernel = kernelBodies(PC.kernel().Decl);
+  SiteVotes Votes(Kernel);
+  voteOnLoops(PC, Votes, nullptr);
   Votes.resolve(PC, ES);
+  // Loops in the functions the kernel calls (rotary embedding's per-head
+  // helper): rewritten in the helper, each instantiation voting.
+  for (const Helper &H : calledHelpers(PC, Kernel)) {
+    SiteVotes HelperVotes(kernelBodies(H.Pattern));
+    voteOnLoops(PC, HelperVotes, &H);
+    HelperVotes.resolve(PC, ES);
+  }
   ES.commit(PC);
 }
 

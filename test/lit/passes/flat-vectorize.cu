@@ -21,6 +21,7 @@
 // RUN: FileCheck %s --check-prefix=COMPOSE-SPEC < %t.dir/fv.cu.astra.json
 // RUN: %nvptx-compile %t.dir/fv.cu | FileCheck %s --check-prefix=COMPOSE-PTX
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
 
@@ -182,7 +183,7 @@ __global__ void stays_scalar(const float *__restrict__ x, const int *__restrict_
       y[idx] = x[index[i] + c] + x[i * cols + c + 1];
   }
 }
-// EXPLAIN: flat-vectorize.cu:[[@LINE-7]]:3: flat-vectorize: not applied: not vectorized: no access moves with the column: 'index[i]', 'y' (written other than by one plain store at the chunk's element), 'x[index[i] + c]', 'x[i * cols + c + 1]' stay scalar
+// EXPLAIN: flat-vectorize.cu:[[@LINE-7]]:3: flat-vectorize: not applied: not vectorized: no access moves with the column: 'index[i]', 'y' (written other than by plain accesses at the chunk's elements), 'x[index[i] + c]', 'x[i * cols + c + 1]' stay scalar
 
 // Refused: the neighbour loop's loads move with the column but stay scalar;
 // one thread would run the loop for each of its chunk's columns.
@@ -199,6 +200,143 @@ __global__ void neighbour_mean(const int *__restrict__ rowptr, const int *__rest
   }
 }
 // EXPLAIN: flat-vectorize.cu:[[@LINE-9]]:3: flat-vectorize: not applied: not vectorized: 'x[col[e] * f + j]' moves with the column but stays scalar in an inner loop (at {{.*}}flat-vectorize.cu:[[@LINE-5]]:5): one thread would run that loop for every element of its chunk
+
+// NeoX rotary embedding: the loop is in a helper the kernel calls (a block
+// of threads shares it; every thread calls it with the same arguments), a
+// block-stride loop over (head, i) pairs. The row pointer h moves before the
+// loads; h[i] and h[i + half] are two chunks, each loaded and stored, kept
+// apart by half != 0; head_size and half must be multiples of the chunk.
+// The helper's pointers are not __restrict__: each call passes parts of
+// different __restrict__ parameters (h: q or k; cos_c, sin_c: cache).
+template <typename T>
+__device__ void rotate(T *heads, const T *cos_c, const T *sin_c,
+                       int num_heads, int head_size, int rot) {
+  const int half = rot / 2;
+  for (int p = threadIdx.x; p < num_heads * half; p += blockDim.x) {
+    const int head = p / half;
+    const int i = p % half;
+    T *h = heads + head * head_size;
+    const float c = (float)cos_c[i];
+    const float s = (float)sin_c[i];
+    const float x1 = (float)h[i];
+    const float x2 = (float)h[i + half];
+    h[i] = T(x1 * c - x2 * s);
+    h[i + half] = T(x2 * c + x1 * s);
+  }
+}
+
+template <typename T>
+__global__ void rotary(const int64_t *__restrict__ pos, T *__restrict__ q,
+                       T *__restrict__ k, const T *__restrict__ cache,
+                       int rot, int hq, int hk, int head_size) {
+  const int64_t token = blockIdx.x;
+  const T *cos_c = cache + pos[token] * rot;
+  const T *sin_c = cos_c + rot / 2;
+  rotate(q + token * hq * head_size, cos_c, sin_c, hq, head_size, rot);
+  rotate(k + token * hk * head_size, cos_c, sin_c, hk, head_size, rot);
+}
+template __global__ void rotary<__half>(const int64_t *, __half *, __half *, const __half *, int, int, int, int);
+template __global__ void rotary<__nv_bfloat16>(const int64_t *, __nv_bfloat16 *, __nv_bfloat16 *, const __nv_bfloat16 *, int, int, int, int);
+// CHECK-LABEL: {{^}}__device__ void rotate(
+// CHECK:      {{^}}  const int half = rot / 2;
+// CHECK-NEXT: {{^}}  if (half % 8 == 0 &&
+// CHECK-NEXT: {{^}}      reinterpret_cast<unsigned long long>(cos_c) % 16 == 0 &&
+// CHECK-NEXT: {{^}}      reinterpret_cast<unsigned long long>(sin_c) % 16 == 0 &&
+// CHECK-NEXT: {{^}}      reinterpret_cast<unsigned long long>(heads) % 16 == 0 &&
+// CHECK-NEXT: {{^}}      head_size % 8 == 0 &&
+// CHECK-NEXT: {{^}}      half != 0) {
+// CHECK-NEXT: {{^}}    constexpr int astra_vec = 8;
+// CHECK-NEXT: {{^}}    for (int astra_v = threadIdx.x; astra_v < (num_heads * half) / astra_vec; astra_v += blockDim.x) {
+// CHECK-NEXT: {{^}}      const int astra_idx0 = astra_v * astra_vec;
+// CHECK-NEXT: {{^}}      const int head = astra_idx0 / half;
+// CHECK-NEXT: {{^}}      const int astra_c0 = astra_idx0 % half;
+// CHECK-NEXT: {{^}}      T *h = heads + head * head_size;
+// CHECK-NEXT: {{^}}      alignas(16) T astra_cos_c[astra_vec];
+// CHECK-NEXT: {{^}}      *reinterpret_cast<uint4 *>(astra_cos_c) = *reinterpret_cast<const uint4 *>(cos_c + astra_c0);
+// CHECK-NEXT: {{^}}      alignas(16) T astra_sin_c[astra_vec];
+// CHECK-NEXT: {{^}}      *reinterpret_cast<uint4 *>(astra_sin_c) = *reinterpret_cast<const uint4 *>(sin_c + astra_c0);
+// CHECK-NEXT: {{^}}      alignas(16) T astra_h[astra_vec];
+// CHECK-NEXT: {{^}}      *reinterpret_cast<uint4 *>(astra_h) = *reinterpret_cast<const uint4 *>(h + astra_c0);
+// CHECK-NEXT: {{^}}      alignas(16) T astra_h1[astra_vec];
+// CHECK-NEXT: {{^}}      *reinterpret_cast<uint4 *>(astra_h1) = *reinterpret_cast<const uint4 *>(h + (half + astra_c0));
+// CHECK-NEXT: {{^}}      #pragma unroll
+// CHECK-NEXT: {{^}}      for (int astra_k = 0; astra_k < astra_vec; ++astra_k) {
+// CHECK-NEXT: {{^}}        const float c = (float)astra_cos_c[astra_k];
+// CHECK-NEXT: {{^}}        const float s = (float)astra_sin_c[astra_k];
+// CHECK-NEXT: {{^}}        const float x1 = (float)astra_h[astra_k];
+// CHECK-NEXT: {{^}}        const float x2 = (float)astra_h1[astra_k];
+// CHECK-NEXT: {{^}}        astra_h[astra_k] = T(x1 * c - x2 * s);
+// CHECK-NEXT: {{^}}        astra_h1[astra_k] = T(x2 * c + x1 * s);
+// CHECK-NEXT: {{^}}      }
+// CHECK-NEXT: {{^}}      *reinterpret_cast<uint4 *>(h + astra_c0) = *reinterpret_cast<const uint4 *>(astra_h);
+// CHECK-NEXT: {{^}}      *reinterpret_cast<uint4 *>(h + (half + astra_c0)) = *reinterpret_cast<const uint4 *>(astra_h1);
+// CHECK-NEXT: {{^}}    }
+// CHECK-NEXT: {{^}}    for (int p = (num_heads * half) / astra_vec * astra_vec + threadIdx.x; p < num_heads * half; p += blockDim.x) {
+// CHECK:      {{^}}  } else if (half % 4 == 0 &&
+// CHECK:      {{^}}      head_size % 4 == 0 &&
+// CHECK-NEXT: {{^}}      half != 0) {
+// CHECK:      {{^}}  } else {
+// CHECK-NEXT: {{^}}    for (int p = threadIdx.x; p < num_heads * half; p += blockDim.x) {
+// EXPLAIN: flat-vectorize.cu:[[@LINE-65]]:3: flat-vectorize: fired: chunks of 8 consecutive 'p' (one row 'head', 8 columns) move with 16-byte accesses of cos_c, sin_c, h (load, store) and one division per chunk, when half is a multiple of 8 and the buffers are 16-byte aligned (chunks of 4 with 8-byte accesses when it is a multiple of 4 and they are 8-byte aligned), with head_size a multiple of the chunk and half != 0; otherwise the original loop runs
+// PTX-LABEL: .entry _Z6rotaryI6__halfEvPKlPT_S4_PKS3_iiii(
+// PTX: ld.global.v4.b32
+// PTX: st.global.v4.b32
+// PTX-LABEL: .entry _Z6rotaryI13__nv_bfloat16EvPKlPT_S4_PKS3_iiii(
+// PTX: ld.global.v4.b32
+// PTX: st.global.v4.b32
+
+// Refused: a helper another kernel calls too (the rewrite would change that
+// kernel unverified).
+__device__ void scale_shared(float *x, const float *w, int n, int d) {
+  for (int p = threadIdx.x; p < n * d; p += blockDim.x) {
+    const int r = p / d;
+    const int c = p % d;
+    float *row = x + r * d;
+    row[c] = row[c] * w[c];
+  }
+}
+__global__ void scale_a(float *__restrict__ x, const float *__restrict__ w, int n, int d) {
+  scale_shared(x + blockIdx.x * n * d, w, n, d);
+}
+__global__ void scale_b(float *__restrict__ x, const float *__restrict__ w, int n, int d) {
+  scale_shared(x, w, n, d);
+}
+// CHECK-LABEL: {{^}}__device__ void scale_shared(
+// CHECK-NEXT: {{^}}  for (int p = threadIdx.x; p < n * d; p += blockDim.x) {
+// EXPLAIN: flat-vectorize.cu:[[@LINE-15]]:3: flat-vectorize: not applied: not vectorized: 'scale_shared' is also called from 'scale_b' (at {{.*}}flat-vectorize.cu:[[@LINE-4]]:3), which the rewrite would change unverified
+
+// Refused: the threads of a block call the helper with different pointers,
+// so they would not share one loop.
+__device__ void scale_lane(float *x, const float *w, int n, int d) {
+  for (int p = threadIdx.x; p < n * d; p += blockDim.x) {
+    const int r = p / d;
+    const int c = p % d;
+    float *row = x + r * d;
+    row[c] = row[c] * w[c];
+  }
+}
+__global__ void lanes(float *__restrict__ x, const float *__restrict__ w, int n, int d) {
+  scale_lane(x + threadIdx.x % 2 * n * d, w, n, d);
+}
+// CHECK-LABEL: {{^}}__device__ void scale_lane(
+// CHECK-NEXT: {{^}}  for (int p = threadIdx.x; p < n * d; p += blockDim.x) {
+// EXPLAIN: flat-vectorize.cu:[[@LINE-12]]:3: flat-vectorize: not applied: not vectorized: the argument 'x + threadIdx.x % 2 * n * d' at {{.*}}flat-vectorize.cu:[[@LINE-4]]:3 may differ between the threads of a block, which share the loop
+
+// Refused: the weights are read from the buffer the helper writes.
+__device__ void scale_alias(float *x, const float *w, int n, int d) {
+  for (int p = threadIdx.x; p < n * d; p += blockDim.x) {
+    const int r = p / d;
+    const int c = p % d;
+    float *row = x + r * d;
+    row[c] = row[c] * w[c];
+  }
+}
+__global__ void aliased(float *__restrict__ x, int n, int d) {
+  scale_alias(x + d, x, n, d);
+}
+// CHECK-LABEL: {{^}}__device__ void scale_alias(
+// CHECK-NEXT: {{^}}  for (int p = threadIdx.x; p < n * d; p += blockDim.x) {
+// EXPLAIN: flat-vectorize.cu:[[@LINE-12]]:3: flat-vectorize: not applied: not vectorized: 'row' and 'w' may overlap (call at {{.*}}flat-vectorize.cu:[[@LINE-4]]:3) (both point into 'x'); the chunk's loads and stores would move past the other's accesses
 
 // One element per thread, launched from the host: grid-stride makes the
 // loop, flat-vectorize the chunks, grid-coarsen divides the grid by 4.
