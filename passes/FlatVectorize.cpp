@@ -86,6 +86,9 @@ struct Buffer {
   /// The offset added to the column when it is the same in every
   /// iteration ("0" for the column itself), else empty.
   std::string Offset;
+  /// `atomicAdd(&p[...], v);` when the chunk is added to memory: the
+  /// elements collect the values, one vector atomic add writes them.
+  const CallExpr *Red = nullptr;
 };
 
 /// A pointer the loop body declares first thing as a row's part of a
@@ -428,6 +431,9 @@ public:
 
 private:
   bool conditional(const Stmt *S) const;
+  /// The call when \p A is the target of `atomicAdd(&A, v);` whose old
+  /// value is unused; null otherwise.
+  const CallExpr *atomicAddAt(const ArraySubscriptExpr *A) const;
   /// Where the chunk of an index whose element runs with the column (or
   /// the flat index) starts; none for other indices.
   std::optional<ChunkIndex> chunkIndex(const Expr *Index) const;
@@ -468,6 +474,25 @@ bool Planner::conditional(const Stmt *S) const {
         return true;
   }
   return false;
+}
+
+const CallExpr *Planner::atomicAddAt(const ArraySubscriptExpr *A) const {
+  const Stmt *P = PM.getParent(A);
+  while (P && isa<ParenExpr>(P))
+    P = PM.getParent(P);
+  const auto *U = dyn_cast_or_null<UnaryOperator>(P);
+  if (!U || U->getOpcode() != UO_AddrOf)
+    return nullptr;
+  P = PM.getParent(U);
+  while (P && isa<ParenExpr, ImplicitCastExpr>(P))
+    P = PM.getParent(P);
+  const auto *CE = dyn_cast_or_null<CallExpr>(P);
+  if (!CE || CE->getNumArgs() != 2 ||
+      CE->getArg(0)->IgnoreParenImpCasts() != U ||
+      systemCalleeName(SM, CE) != "atomicAdd")
+    return nullptr;
+  // A statement of its own: the old value is not used.
+  return isa_and_nonnull<CompoundStmt>(PM.getParent(CE)) ? CE : nullptr;
 }
 
 /// Whether \p E is the same for the VEC elements of one chunk: it reads the
@@ -868,6 +893,23 @@ LoopPlan Planner::plan(std::string &Why) {
       }
       continue;
     }
+    // Float atomic adds at the chunk's element, `atomicAdd(&out[...], v);`:
+    // the chunk's values are collected and added with one vector atomic
+    // (red.global.add.v4.f32, sm_90) instead of one atomic per element;
+    // the adds are the same, and their order was never fixed.
+    if (const CallExpr *Red = As.size() == 1 ? atomicAddAt(As.front())
+                                             : nullptr;
+        Red && referencesTo(L.Loop->getBody(), P).size() == 1 &&
+        Elem.getUnqualifiedType().getCanonicalType() == Ctx.FloatTy &&
+        !mentionsDecl(Red->getArg(1), P) && !conditional(Red)) {
+      if (std::optional<ChunkIndex> CI = chunkIndex(As.front()->getIdx())) {
+        Add(P, As.front(), *CI);
+        Buffers.back().Red = Red;
+        Buffers.back().Read = false;
+        Buffers.back().Write = true;
+        continue;
+      }
+    }
     // A written pointer: every use an unconditional access at a chunk's
     // element, so that each chunk it writes is written whole (the store
     // writes back every element) and is read, if at all, before.
@@ -960,6 +1002,37 @@ LoopPlan Planner::plan(std::string &Why) {
   if (!checkAliasing(Buffers, Why))
     return {};
   return Plan;
+}
+
+/// The atomic adds of a chunk of floats \p B: on sm_90 and later one
+/// `red.global.add.v4.f32` (or .v2) per \p Bytes; before, one atomicAdd
+/// per element. clang's CUDA headers declare atomicAdd(float4 *, float4)
+/// but compile it to nothing, hence the asm.
+std::string vectorRed(const std::string &In, const std::string &U,
+                      const Buffer &B, unsigned Vec, unsigned Bytes,
+                      const std::string &K) {
+  std::string Ptr = B.Ptr->getNameAsString(), Base = operand(B.Base);
+  unsigned Lanes = Bytes / 4;
+  std::string S = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n";
+  for (unsigned Q = 0; Q < Vec / Lanes; ++Q) {
+    std::string Regs, Args;
+    for (unsigned L = 0; L < Lanes; ++L) {
+      Regs += (L ? ", %" : "%") + std::to_string(L + 1);
+      Args += ", \"f\"(" + B.Name + "[" + std::to_string(Q * Lanes + L) + "])";
+    }
+    std::string At = Ptr + " + " + Base;
+    if (Q)
+      At += " + " + std::to_string(Q * Lanes);
+    S += In + "asm volatile(\"red.global.add.v" + std::to_string(Lanes) +
+         ".f32 [%0], {" + Regs + "};\" :: \"l\"(" + At + ")" + Args +
+         " : \"memory\");\n";
+  }
+  S += "#else\n";
+  S += In + "for (int " + K + " = 0; " + K + " < astra_vec; ++" + K + ")\n";
+  S += In + U + "atomicAdd(" + Ptr + " + " + Base + " + " + K + ", " + B.Name +
+       "[" + K + "]);\n";
+  S += "#endif\n";
+  return S;
 }
 
 /// Writes the replacement of the loop.
@@ -1059,6 +1132,21 @@ std::string Writer::write(LoopPlan &Plan, const FunctionDecl *FD,
   std::vector<Sub> Subs;
   for (const Buffer &B : Buffers)
     for (const ArraySubscriptExpr *A : B.Accesses) {
+      if (B.Red) {
+        // `atomicAdd(&p[...], v)` becomes `astra_p[k] = (v)`: the text up
+        // to v is replaced, the call's `)` closes the parenthesis.
+        SourceLocation CB = SM.getExpansionLoc(B.Red->getBeginLoc());
+        SourceLocation VB = SM.getExpansionLoc(B.Red->getArg(1)->getBeginLoc());
+        if (!PC.isEditable(B.Red->getSourceRange()) ||
+            SM.getFileID(CB) != FID || SM.getFileID(VB) != FID) {
+          Why = "the atomic add comes from a macro expansion";
+          return "";
+        }
+        Subs.push_back({SM.getFileOffset(CB),
+                        SM.getFileOffset(VB) - SM.getFileOffset(CB),
+                        B.Name + "[" + K + "] = ("});
+        continue;
+      }
       CharSourceRange R = Lexer::makeFileCharRange(
           CharSourceRange::getTokenRange(A->getSourceRange()), SM, LO);
       if (R.isInvalid() || !PC.isEditable(R.getAsRange())) {
@@ -1220,7 +1308,9 @@ std::string Writer::write(LoopPlan &Plan, const FunctionDecl *FD,
     S += In3 + reindent(NewRest, U + U) + "\n";
     S += In2 + "}\n";
     for (const Buffer &B : Buffers)
-      if (B.Write)
+      if (B.Red)
+        S += vectorRed(In2, U, B, Vec, Bytes, K);
+      else if (B.Write)
         S += Copy(B, B.Ptr->getNameAsString() + " + " + operand(B.Base),
                   B.Name);
     S += In1 + "}\n";
@@ -1371,7 +1461,9 @@ void voteOnLoops(PassContext &PC, SiteVotes &Votes, const Helper *H) {
       for (const Buffer &B : Plan.Buffers) {
         std::string N =
             B.Ptr->getNameAsString() +
-            (B.Write ? (B.Read ? " (load, store)" : " (store)") : "");
+            (B.Red     ? " (atomic add)"
+             : B.Write ? (B.Read ? " (load, store)" : " (store)")
+                       : "");
         if (!is_contained(Names, N))
           Names.push_back(N);
       }

@@ -113,7 +113,9 @@ private:
     ++Loops;
     const SourceManager &SM = PC.sourceManager();
     const Stmt *Body = F->getBody();
-    std::string C = findCollective(Body, SM);
+    // flat-vectorize's vector atomic adds are plain effects of an
+    // iteration.
+    std::string C = findCollective(Body, SM, /*AllowVectorRed=*/true);
     if (!C.empty())
       return fail(F->getBeginLoc(), "the grid-stride loop's body " + C +
                                         ": threads would run different "
@@ -197,7 +199,7 @@ private:
       if (!B.empty() || isa<PseudoObjectExpr>(S))
         return;
     }
-    if (isa<AsmStmt>(S))
+    if (isa<AsmStmt>(S) && !isVectorRedAsm(S))
       return fail(S->getBeginLoc(), "inline asm");
     if (const auto *V = dyn_cast<DeclStmt>(S))
       for (const Decl *D : V->decls())

@@ -256,10 +256,13 @@ public:
     return CalleeWalker::VisitCallExpr(E);
   }
   bool VisitAsmStmt(AsmStmt *S) {
+    if (AllowVectorRed && isVectorRedAsm(S))
+      return true;
     Found = "contains inline asm at " + at(S->getBeginLoc()) +
             " (it may synchronize)";
     return false;
   }
+  bool AllowVectorRed = false;
 };
 
 class SharedFinder : public CalleeWalker<SharedFinder> {
@@ -312,10 +315,21 @@ public:
 };
 } // namespace
 
-std::string findCollective(const Stmt *S, const SourceManager &SM) {
+std::string findCollective(const Stmt *S, const SourceManager &SM,
+                           bool AllowVectorRed) {
   CollectiveFinder F(SM);
+  F.AllowVectorRed = AllowVectorRed;
   F.TraverseStmt(const_cast<Stmt *>(S));
   return F.Found;
+}
+
+bool isVectorRedAsm(const Stmt *S) {
+  const auto *A = dyn_cast_or_null<GCCAsmStmt>(S);
+  if (!A || A->getNumOutputs() != 0)
+    return false;
+  std::string Asm = A->getAsmString();
+  return Asm == "red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ||
+         Asm == "red.global.add.v2.f32 [%0], {%1, %2};";
 }
 
 std::string findSharedMemory(const Stmt *S, const SourceManager &SM) {

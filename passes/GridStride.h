@@ -78,8 +78,17 @@ bool isCollectiveName(llvm::StringRef Name);
 /// A message naming the first barrier, warp-collective operation
 /// (shuffles, votes, cooperative groups), or inline asm that \p S reaches,
 /// looking into the bodies of called functions; empty if there is none.
+/// \p AllowVectorRed: flat-vectorize's vector atomic adds
+/// (isVectorRedAsm) are not counted.
 std::string findCollective(const clang::Stmt *S,
-                           const clang::SourceManager &SM);
+                           const clang::SourceManager &SM,
+                           bool AllowVectorRed = false);
+
+/// Whether \p S is the inline asm flat-vectorize writes for a chunk of
+/// atomic adds, `red.global.add.v4.f32 [%0], {%1, %2, %3, %4};` (or .v2):
+/// an atomic add to global memory with no result, which neither
+/// synchronizes nor depends on the thread, unlike asm in general.
+bool isVectorRedAsm(const clang::Stmt *S);
 
 /// A message naming the first __shared__ variable that \p S (or a function it
 /// calls) declares or uses; empty if there is none.
