@@ -110,6 +110,20 @@ __global__ void blockid(float *y, int n) {
 }
 void launch_blockid(float *y, int n) { blockid<<<(n + 255) / 256, 256>>>(y, n); }
 
+// Refused: inline asm in the loop may synchronize or read the thread's
+// position. Only flat-vectorize's vector atomic adds
+// (red.global.add.v4.f32 / .v2.f32, exactly as it writes them) are
+// accepted: flat-vectorize.cu's scatter_once.
+__global__ void fenced(float *y, int n) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += blockDim.x * gridDim.x) {
+    y[i] = 1.f;
+    asm volatile("membar.gl;" ::: "memory");
+  }
+  // EXPLAIN: gc.cu:[[@LINE-5]]:3: grid-coarsen: not applied: the grid-stride loop's body contains inline asm at {{.*}} (it may synchronize): threads would run different iteration counts
+}
+void launch_fenced(float *y, int n) { fenced<<<(n + 255) / 256, 256>>>(y, n); }
+
 // Refused: a barrier in the loop (threads of a block would run different
 // iteration counts).
 __global__ void synced(float *y, int n) {
