@@ -545,6 +545,46 @@ TEST(OfflinePlanner, ComposesFlatVectorizeLikeVectorize) {
       is_contained(Labels, "restrict-const+grid-stride+flat-vectorize"));
 }
 
+TEST(OfflinePlanner, PutsRowsPerBlockBeforeLaunchBoundsAndVariesTheRows) {
+  // merge_attn_states: rows-per-block needs vectorize (whose width divides
+  // the row's threads); it changes the block, so it comes after the other
+  // launch passes and before launch-bounds, which must bound the real
+  // block.
+  KernelFacts F;
+  F.ApplicablePasses = {{"launch-bounds", {}},  {"rows-per-block", {}},
+                        {"vectorize", {}},      {"restrict-const", {}},
+                        {"index32", {}}};
+  F.Prerequisites = {{"rows-per-block", {"restrict-const", "vectorize"}},
+                     {"vectorize", {"restrict-const"}}};
+  Evaluation Base;
+  PlanningState St;
+  St.Facts = &F;
+  St.Round = 1;
+  St.Baseline = &Base;
+  OfflinePlanner P;
+  std::vector<Plan> Plans = P.propose(St, 20);
+  ASSERT_FALSE(Plans.empty());
+  EXPECT_EQ(join(Plans[0].Passes, ","),
+            "restrict-const,vectorize,index32,rows-per-block,launch-bounds");
+
+  // Once a pipeline with it wins, 16 rows are tried on top.
+  Evaluation Good = twiceAsFast();
+  Candidate Best;
+  Best.Id = "r1c1";
+  Best.Origin = "passes";
+  Best.Lineage = {"restrict-const", "vectorize", "rows-per-block"};
+  Best.RowDivisor = 8;
+  Best.BlockRows = 4;
+  St.Round = 2;
+  St.Beam = {{&Best, &Good}};
+  std::vector<std::string> Labels;
+  for (const Plan &Pl : P.propose(St, 20))
+    Labels.push_back(Pl.label());
+  EXPECT_TRUE(is_contained(
+      Labels,
+      "restrict-const+vectorize+rows-per-block(rows-per-block.rows=16)"));
+}
+
 TEST(OfflinePlanner, VariesTheBestRankedPassFirst) {
   // sgemm-like: compute-bound, its pipeline has unroll (variants 4, 8)
   // before thread-coarsen in the canonical order; with two candidates per
