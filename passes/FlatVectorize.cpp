@@ -793,6 +793,18 @@ LoopPlan Planner::plan(std::string &Why) {
             "thread takes would change";
       return {};
     }
+    // A local read in the body must be the same in every thread that
+    // shares the loop: its elements move to other threads
+    // (`lane = threadIdx.x % 32` would then be another thread's).
+    if (V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
+        !uniformValue(FD, R, L.Block)) {
+      Why = "the body reads '" + V->getNameAsString() +
+            "', which may differ between the threads of " +
+            (L.Block ? "a block" : "the grid") +
+            " that share the loop; its elements would move to other "
+            "threads";
+      return {};
+    }
   }
   findRowPointers();
   auto Chunked = [&](const VarDecl *V) {

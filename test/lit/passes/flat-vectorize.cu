@@ -378,6 +378,41 @@ __global__ void aliased(float *__restrict__ x, int n, int d) {
 // CHECK-NEXT: {{^}}  for (int p = threadIdx.x; p < n * d; p += blockDim.x) {
 // EXPLAIN: flat-vectorize.cu:[[@LINE-12]]:3: flat-vectorize: not applied: not vectorized: 'row' and 'w' may overlap (call at {{.*}}flat-vectorize.cu:[[@LINE-4]]:3) (both point into 'x'); the chunk's loads and stores would move past the other's accesses
 
+// Refused: a local the body reads differs between the threads that share
+// the loop; after the rewrite another thread would take the element.
+__global__ void lane_weight(const float *__restrict__ x, const float *__restrict__ w,
+                            float *__restrict__ y, int rows, int cols) {
+  const int lane = threadIdx.x % 32;
+  for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < rows * cols; idx += blockDim.x * gridDim.x) {
+    const int i = idx / cols;
+    const int c = idx % cols;
+    y[i * cols + c] = x[i * cols + c] * w[lane];
+  }
+}
+// EXPLAIN: flat-vectorize.cu:[[@LINE-6]]:3: flat-vectorize: not applied: not vectorized: the body reads 'lane', which may differ between the threads of the grid that share the loop; its elements would move to other threads
+
+// A grid-stride loop in a plain (not template) helper, called with the
+// kernel's own parameters: every thread of the grid passes the same.
+__device__ void add_bias(float *y, const float *b, int rows, int cols) {
+  for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < rows * cols; idx += blockDim.x * gridDim.x) {
+    const int i = idx / cols;
+    const int c = idx % cols;
+    y[i * cols + c] += b[c];
+  }
+}
+__global__ void biased(float *__restrict__ y, const float *__restrict__ b, int rows, int cols) {
+  add_bias(y, b, rows, cols);
+}
+// CHECK-LABEL: {{^}}__device__ void add_bias(
+// CHECK-NEXT: {{^}}  if (cols % 4 == 0 &&
+// CHECK-NEXT: {{^}}      reinterpret_cast<unsigned long long>(y) % 16 == 0 &&
+// CHECK-NEXT: {{^}}      reinterpret_cast<unsigned long long>(b) % 16 == 0) {
+// CHECK:      {{^}}      alignas(16) float astra_y[astra_vec];
+// CHECK-NEXT: {{^}}      *reinterpret_cast<uint4 *>(astra_y) = *reinterpret_cast<const uint4 *>(y + (i * cols + astra_c0));
+// CHECK:      {{^}}        astra_y[astra_k] += astra_b[astra_k];
+// CHECK:      {{^}}      *reinterpret_cast<uint4 *>(y + (i * cols + astra_c0)) = *reinterpret_cast<const uint4 *>(astra_y);
+// EXPLAIN: flat-vectorize.cu:[[@LINE-17]]:3: flat-vectorize: fired: chunks of 4 consecutive 'idx' (one row 'i', 4 columns) move with 16-byte accesses of y (load, store), b and one division per chunk, when cols is a multiple of 4 and the buffers are 16-byte aligned (chunks of 2 with 8-byte accesses when it is a multiple of 2 and they are 8-byte aligned); otherwise the original loop runs
+
 // One element per thread, launched from the host: grid-stride makes the
 // loop, flat-vectorize the chunks, grid-coarsen divides the grid by 4.
 __global__ void gather_once(const __half *x, const int64_t *index, __half *out,
