@@ -689,6 +689,19 @@ bool Planner::checkAliasing(const std::vector<Buffer> &Buffers,
   for (const Buffer &B : Buffers) {
     if (!Done.insert(B.Ptr).second)
       continue;
+    // A vectorized pointer points into a __restrict__ parameter at every
+    // call: nothing else, a callee writing through a global pointer
+    // included, may change what its chunk loads early or stores late.
+    for (const CallSite *S : At)
+      if (const ParmVarDecl *RB = rootAt(B.Ptr, S);
+          !RB || !RB->getType().isRestrictQualified()) {
+        Why = "'" + B.Ptr->getNameAsString() + "' does not point into a " +
+              "__restrict__ parameter" +
+              (S ? " at the call at " + posText(PC, S->Call->getBeginLoc())
+                 : std::string()) +
+              (RB ? " ('" + RB->getNameAsString() + "')" : std::string());
+        return false;
+      }
     for (const VarDecl *Q : Ptrs) {
       if (Q == B.Ptr || (!Dirty.count(B.Ptr) && !Dirty.count(Q)))
         continue;

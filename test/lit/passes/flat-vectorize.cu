@@ -378,6 +378,21 @@ __global__ void aliased(float *__restrict__ x, int n, int d) {
 // CHECK-NEXT: {{^}}  for (int p = threadIdx.x; p < n * d; p += blockDim.x) {
 // EXPLAIN: flat-vectorize.cu:[[@LINE-12]]:3: flat-vectorize: not applied: not vectorized: 'row' and 'w' may overlap (call at {{.*}}flat-vectorize.cu:[[@LINE-4]]:3) (both point into 'x'); the chunk's loads and stores would move past the other's accesses
 
+// Refused: the kernel's pointers are not __restrict__, so nothing says what
+// else may write the rows (restrict-const would add it).
+__device__ void scale_plain(float *x, const float *w, int n, int d) {
+  for (int p = threadIdx.x; p < n * d; p += blockDim.x) {
+    const int r = p / d;
+    const int c = p % d;
+    float *row = x + r * d;
+    row[c] = row[c] * w[c];
+  }
+}
+__global__ void plain(float *x, const float *w, int n, int d) {
+  scale_plain(x + blockIdx.x * n * d, w, n, d);
+}
+// EXPLAIN: flat-vectorize.cu:[[@LINE-10]]:3: flat-vectorize: not applied: not vectorized: 'row' does not point into a __restrict__ parameter at the call at {{.*}}flat-vectorize.cu:[[@LINE-2]]:3 ('x')
+
 // Refused: a local the body reads differs between the threads that share
 // the loop; after the rewrite another thread would take the element.
 __global__ void lane_weight(const float *__restrict__ x, const float *__restrict__ w,
