@@ -89,6 +89,24 @@ struct Buffer {
   /// `atomicAdd(&p[...], v);` when the chunk is added to memory: the
   /// elements collect the values, one vector atomic add writes them.
   const CallExpr *Red = nullptr;
+  /// Loaded in the neighbour loop of an InnerSum, once per iteration.
+  bool Inner = false;
+};
+
+/// A sum over an inner loop whose terms move with the column, sage_mean's
+///   const int64_t begin = rowptr[r], end = rowptr[r + 1];   // Pre
+///   float sum = 0.0f;                                       // Acc
+///   for (int64_t e = begin; e < end; ++e)                   // Loop
+///     sum += x[col[e] * F + f];                             // Update
+/// The chunk runs the loop once, with one 16-byte load per iteration and one
+/// sum per element, instead of each element running it with scalar loads.
+struct InnerSum {
+  std::vector<const DeclStmt *> Pre;
+  const DeclStmt *AccDecl = nullptr;
+  const VarDecl *Acc = nullptr;
+  const ForStmt *Loop = nullptr;
+  const VarDecl *E = nullptr;
+  const CompoundAssignOperator *Update = nullptr;
 };
 
 /// A pointer the loop body declares first thing as a row's part of a
@@ -414,6 +432,7 @@ struct ChunkIndex {
 struct LoopPlan {
   std::vector<Buffer> Buffers;
   std::vector<RowPointer> RowPtrs;
+  std::optional<InnerSum> Sum;
   std::vector<std::string> Distinct; ///< `a != b`, texts of the pattern.
 };
 
@@ -443,6 +462,11 @@ private:
   bool rowUniform(const Expr *E) const;
   void findRowPointers();
   const RowPointer *rowPointer(const VarDecl *V) const;
+  /// The inner sum of the body, if it has that form (InnerSum).
+  std::optional<InnerSum> findInnerSum() const;
+  /// Where the chunk of an access in the inner sum's update starts: its
+  /// offset may read the inner loop's variable too.
+  std::optional<ChunkIndex> innerChunkIndex(const Expr *Index);
   /// The kernel parameter \p V points into, at call site \p S of the helper
   /// (null: the kernel's own loop).
   const ParmVarDecl *rootAt(const VarDecl *V, const CallSite *S) const;
@@ -457,8 +481,12 @@ private:
   const FlatLoop &L;
   const std::vector<CallSite> *Sites;
   ParentMap PM;
+  std::optional<InnerSum> Sum_;
   std::set<const VarDecl *> Dirty; ///< Written or escaping pointers.
   std::vector<RowPointer> RowPtrs;
+  /// Declarations besides the row that are the same for a whole chunk
+  /// (the inner sum's loop variable and the declarations before it).
+  std::set<const ValueDecl *> ChunkUniform;
   /// The body without the row pointers' declarations.
   std::vector<const Stmt *> RestNoRows;
 };
@@ -500,7 +528,7 @@ const CallExpr *Planner::atomicAddAt(const ArraySubscriptExpr *A) const {
 bool Planner::rowUniform(const Expr *E) const {
   for (const DeclRefExpr *R : collect<DeclRefExpr>({E})) {
     const ValueDecl *D = R->getDecl();
-    if (D == L.Row || isa<EnumConstantDecl>(D))
+    if (D == L.Row || isa<EnumConstantDecl>(D) || ChunkUniform.count(D))
       continue;
     // Locals that never change in the function (`half = rot_dim / 2`).
     if (const auto *V = dyn_cast<VarDecl>(D);
@@ -616,6 +644,85 @@ void Planner::findRowPointers() {
     }
     RowPtrs.push_back({V, DS, P, *Align});
   }
+}
+
+std::optional<InnerSum> Planner::findInnerSum() const {
+  InnerSum S;
+  auto SingleVar = [](const Stmt *X) -> const VarDecl * {
+    const auto *DS = dyn_cast<DeclStmt>(X);
+    return DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                                    : nullptr;
+  };
+  size_t I = 0;
+  ArrayRef<const Stmt *> Rest = L.Rest;
+  // Integer declarations the same for the whole row, never changed.
+  for (; I < Rest.size(); ++I) {
+    const VarDecl *V = SingleVar(Rest[I]);
+    if (!V || !V->getType()->isIntegerType() || !V->getInit() ||
+        mayModify(L.Loop->getBody(), V) || !rowUniform(V->getInit()))
+      break;
+    S.Pre.push_back(cast<DeclStmt>(Rest[I]));
+  }
+  // The accumulator: a scalar started at a literal.
+  if (I + 1 >= Rest.size())
+    return std::nullopt;
+  const VarDecl *Acc = SingleVar(Rest[I]);
+  if (!Acc || !Acc->getType()->isArithmeticType() || !Acc->getInit() ||
+      !isa<IntegerLiteral, FloatingLiteral>(
+          Acc->getInit()->IgnoreParenImpCasts()))
+    return std::nullopt;
+  S.AccDecl = cast<DeclStmt>(Rest[I]);
+  S.Acc = Acc;
+  // The loop: `for (IT e = lo; e < hi; ++e) acc += term;`.
+  const auto *F = dyn_cast<ForStmt>(Rest[I + 1]);
+  const VarDecl *E = F && F->getInit() ? SingleVar(F->getInit()) : nullptr;
+  if (!E || !E->getType()->isIntegerType() || !E->getInit() || !F->getCond() ||
+      !F->getInc())
+    return std::nullopt;
+  const auto *Cond = dyn_cast<BinaryOperator>(F->getCond()->IgnoreParenImpCasts());
+  const auto *Inc = dyn_cast<UnaryOperator>(F->getInc()->IgnoreParenImpCasts());
+  if (!Cond || Cond->getOpcode() != BO_LT || !refersTo(Cond->getLHS(), E) ||
+      !Inc || !Inc->isIncrementOp() || !refersTo(Inc->getSubExpr(), E))
+    return std::nullopt;
+  const Stmt *Body = F->getBody();
+  if (const auto *CS = dyn_cast<CompoundStmt>(Body))
+    Body = CS->size() == 1 ? CS->body_front() : nullptr;
+  const auto *U = dyn_cast_or_null<CompoundAssignOperator>(Body);
+  if (!U || U->getOpcode() != BO_AddAssign || !refersTo(U->getLHS(), Acc) ||
+      mentionsDecl(U->getRHS(), Acc) || !mentionsDecl(U->getRHS(), E))
+    return std::nullopt;
+  S.Loop = F;
+  S.E = E;
+  S.Update = U;
+  // The bounds read only the row, parameters and the declarations before.
+  std::set<const ValueDecl *> Before;
+  for (const DeclStmt *DS : S.Pre)
+    Before.insert(cast<VarDecl>(DS->getSingleDecl()));
+  for (const Expr *X : {E->getInit(), static_cast<const Expr *>(Cond->getRHS())})
+    for (const DeclRefExpr *R : collect<DeclRefExpr>({X})) {
+      const ValueDecl *D = R->getDecl();
+      if (D != L.Row && !Before.count(D) && !isa<EnumConstantDecl>(D) &&
+          !(isa<ParmVarDecl>(D) && !mayModify(FD->getBody(), cast<VarDecl>(D))))
+        return std::nullopt;
+    }
+  // e is the loop's own; in the loop the accumulator is only added to
+  // (after it, each element reads or changes its own copy).
+  if (mayModify(F->getBody(), E) || referencesTo(F, Acc).size() != 1)
+    return std::nullopt;
+  return S;
+}
+
+std::optional<ChunkIndex> Planner::innerChunkIndex(const Expr *Index) {
+  ChunkUniform.insert(Sum_->E);
+  for (const DeclStmt *DS : Sum_->Pre)
+    ChunkUniform.insert(cast<VarDecl>(DS->getSingleDecl()));
+  std::optional<ChunkIndex> CI = chunkIndex(Index);
+  ChunkUniform.clear();
+  // Loads at the column itself or the flat index are the same every
+  // iteration: no reason to load them in the loop.
+  if (CI && (CI->Base == "astra_c0" || CI->Base == "astra_idx0"))
+    return std::nullopt;
+  return CI;
 }
 
 const RowPointer *Planner::rowPointer(const VarDecl *V) const {
@@ -864,15 +971,23 @@ LoopPlan Planner::plan(std::string &Why) {
       return {};
     }
 
+  Sum_ = findInnerSum();
+  auto InUpdate = [&](const Stmt *X) {
+    for (; X; X = PM.getParent(X))
+      if (Sum_ && X == Sum_->Update)
+        return true;
+    return false;
+  };
+
   LoopPlan Plan;
   std::vector<Buffer> &Buffers = Plan.Buffers;
   Plan.RowPtrs = RowPtrs;
   std::vector<std::string> Scalar;
   auto Add = [&](const VarDecl *P, const ArraySubscriptExpr *A,
-                 const ChunkIndex &CI) {
+                 const ChunkIndex &CI, bool Inner = false) {
     Use U = accessUse(A, PM);
     for (Buffer &B : Buffers)
-      if (B.Ptr == P && B.Base == CI.Base) {
+      if (B.Ptr == P && B.Base == CI.Base && B.Inner == Inner) {
         B.Accesses.push_back(A);
         B.Read |= U != Use::Write;
         B.Write |= U != Use::Read;
@@ -888,6 +1003,7 @@ LoopPlan Planner::plan(std::string &Why) {
         Ctx.getTypeSizeInChars(P->getType()->getPointeeType()).getQuantity();
     B.Align = CI.Align;
     B.Offset = CI.Offset;
+    B.Inner = Inner;
     Buffers.push_back(std::move(B));
   };
   for (auto &[P, As] : Uses) {
@@ -909,6 +1025,13 @@ LoopPlan Planner::plan(std::string &Why) {
     }
     if (!Dirty.count(P)) {
       for (const ArraySubscriptExpr *A : As) {
+        if (InUpdate(A)) {
+          if (std::optional<ChunkIndex> CI = innerChunkIndex(A->getIdx()))
+            Add(P, A, *CI, /*Inner=*/true);
+          else
+            Scalar.push_back("'" + PC.text(A->getSourceRange()) + "'");
+          continue;
+        }
         std::optional<ChunkIndex> CI = chunkIndex(A->getIdx());
         if (!CI || conditional(A)) {
           Scalar.push_back("'" + PC.text(A->getSourceRange()) + "'");
@@ -974,6 +1097,29 @@ LoopPlan Planner::plan(std::string &Why) {
     }
     Scalar.push_back("'" + Name + "' (written other than by plain accesses "
                                   "at the chunk's elements)");
+  }
+  // The inner sum is rewritten when its update moves with the column only
+  // through vectorized loads: the chunk's loop has no element, so the update
+  // may not read the column or the flat index otherwise.
+  if (Sum_) {
+    std::set<unsigned> Covered; // Offsets of references inside inner loads.
+    bool AnyInner = false;
+    for (const Buffer &B : Buffers)
+      if (B.Inner) {
+        AnyInner = true;
+        for (const ArraySubscriptExpr *A : B.Accesses)
+          for (const VarDecl *V : {L.Col, L.Idx})
+            for (const DeclRefExpr *R : referencesTo(A, V))
+              Covered.insert(R->getLocation().getRawEncoding());
+      }
+    bool Clean = AnyInner;
+    for (const VarDecl *V : {L.Col, L.Idx})
+      for (const DeclRefExpr *R : referencesTo(Sum_->Update->getRHS(), V))
+        Clean &= Covered.count(R->getLocation().getRawEncoding()) > 0;
+    if (Clean)
+      Plan.Sum = Sum_;
+    else
+      erase_if(Buffers, [](const Buffer &B) { return B.Inner; });
   }
   // An access that moves with the column but stays scalar inside an inner
   // loop: the chunk would run that loop VEC times in one thread, with the
@@ -1155,8 +1301,21 @@ std::string Writer::write(LoopPlan &Plan, const FunctionDecl *FD,
     std::string Text;
   };
   std::vector<Sub> Subs;
+  // An access's text and the chunk element that replaces it.
+  auto AccessSub = [&](const Buffer &B,
+                       const ArraySubscriptExpr *A) -> std::optional<Sub> {
+    CharSourceRange R = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(A->getSourceRange()), SM, LO);
+    if (R.isInvalid() || !PC.isEditable(R.getAsRange()))
+      return std::nullopt;
+    return Sub{SM.getFileOffset(R.getBegin()),
+               SM.getFileOffset(R.getEnd()) - SM.getFileOffset(R.getBegin()),
+               B.Name + "[" + K + "]"};
+  };
   for (const Buffer &B : Buffers)
     for (const ArraySubscriptExpr *A : B.Accesses) {
+      if (B.Inner)
+        continue; // In the inner sum's update, written apart.
       if (B.Red) {
         // `atomicAdd(&p[...], v)` becomes `astra_p[k] = (v)`: the text up
         // to v is replaced, the call's `)` closes the parenthesis.
@@ -1172,35 +1331,89 @@ std::string Writer::write(LoopPlan &Plan, const FunctionDecl *FD,
                         B.Name + "[" + K + "] = ("});
         continue;
       }
-      CharSourceRange R = Lexer::makeFileCharRange(
-          CharSourceRange::getTokenRange(A->getSourceRange()), SM, LO);
-      if (R.isInvalid() || !PC.isEditable(R.getAsRange())) {
+      std::optional<Sub> X = AccessSub(B, A);
+      if (!X) {
         Why = "the access '" + PC.text(A->getSourceRange()) +
               "' comes from a macro expansion";
         return "";
       }
-      Subs.push_back({SM.getFileOffset(R.getBegin()),
-                      SM.getFileOffset(R.getEnd()) -
-                          SM.getFileOffset(R.getBegin()),
-                      B.Name + "[" + K + "]"});
+      Subs.push_back(*X);
     }
-  // The row pointers' declarations move before the loads: taken out of the
-  // body with the space up to the next statement.
+  // Statements that move before the loads (the row pointers'
+  // declarations, the inner sum's): taken out of the body with the space up
+  // to the next statement; their text is returned.
+  auto Take = [&](const Stmt *S) -> std::optional<std::string> {
+    unsigned DB = offset(S->getBeginLoc());
+    SourceLocation DE = endOfStatement(S, SM, LO);
+    if (DE.isInvalid() || SM.getFileID(DE) != FID ||
+        !PC.isEditable(S->getSourceRange()))
+      return std::nullopt;
+    unsigned E = SM.getFileOffset(DE);
+    std::string Text = Buf.slice(DB, E).str();
+    while (E < RestEnd && isWhitespace(Buf[E]))
+      ++E;
+    Subs.push_back({DB, E - DB, ""});
+    return Text;
+  };
   std::vector<std::string> RowDecls;
   for (const RowPointer &RP : Plan.RowPtrs) {
-    unsigned DB = offset(RP.Decl->getBeginLoc());
-    SourceLocation DE = endOfStatement(RP.Decl, SM, LO);
-    if (DE.isInvalid() || SM.getFileID(DE) != FID ||
-        !PC.isEditable(RP.Decl->getSourceRange())) {
+    std::optional<std::string> T = Take(RP.Decl);
+    if (!T) {
       Why = "the declaration of '" + RP.Var->getNameAsString() +
             "' comes from a macro expansion";
       return "";
     }
-    unsigned E = SM.getFileOffset(DE);
-    RowDecls.push_back(Buf.slice(DB, E).str());
-    while (E < RestEnd && isWhitespace(Buf[E]))
-      ++E;
-    Subs.push_back({DB, E - DB, ""});
+    RowDecls.push_back(*T);
+  }
+  // The inner sum: its declarations move before the loads with the row
+  // pointers', its loop is written apart, its update with chunk elements.
+  std::string SumName, SumLoopHeader, SumUpdate;
+  if (const std::optional<InnerSum> &IS = Plan.Sum) {
+    for (const DeclStmt *DS : IS->Pre) {
+      std::optional<std::string> T = Take(DS);
+      if (!T) {
+        Why = "the inner sum's declarations come from a macro expansion";
+        return "";
+      }
+      RowDecls.push_back(*T);
+    }
+    SumLoopHeader = PC.text(
+        SourceRange(IS->Loop->getForLoc(), IS->Loop->getRParenLoc()));
+    const Expr *Term = IS->Update->getRHS();
+    CharSourceRange TR = Lexer::makeFileCharRange(
+        CharSourceRange::getTokenRange(Term->getSourceRange()), SM, LO);
+    if (!Take(IS->AccDecl) || !Take(IS->Loop) || SumLoopHeader.empty() ||
+        TR.isInvalid() || !PC.isEditable(TR.getAsRange())) {
+      Why = "the inner sum comes from a macro expansion";
+      return "";
+    }
+    unsigned TB = SM.getFileOffset(TR.getBegin()),
+             TE = SM.getFileOffset(TR.getEnd());
+    std::vector<Sub> TermSubs;
+    for (const Buffer &B : Buffers)
+      if (B.Inner)
+        for (const ArraySubscriptExpr *A : B.Accesses) {
+          std::optional<Sub> X = AccessSub(B, A);
+          if (!X) {
+            Why = "the access '" + PC.text(A->getSourceRange()) +
+                  "' comes from a macro expansion";
+            return "";
+          }
+          TermSubs.push_back(*X);
+        }
+    llvm::sort(TermSubs,
+               [](const Sub &X, const Sub &Y) { return X.Off < Y.Off; });
+    unsigned P = TB;
+    for (const Sub &X : TermSubs) {
+      if (X.Off < P || X.Off + X.Len > TE) {
+        Why = "two accesses overlap in the text";
+        return "";
+      }
+      SumUpdate += Buf.slice(P, X.Off).str() + X.Text;
+      P = X.Off + X.Len;
+    }
+    SumUpdate += Buf.slice(P, TE).str();
+    SumName = Fresh("astra_" + IS->Acc->getNameAsString());
   }
   llvm::sort(Subs, [](const Sub &X, const Sub &Y) { return X.Off < Y.Off; });
   std::string NewRest;
@@ -1266,6 +1479,18 @@ std::string Writer::write(LoopPlan &Plan, const FunctionDecl *FD,
     Why = "the row and column declarations are not plain text";
     return "";
   }
+  // The inner sum's accumulator: an array before the loop, each element's
+  // copy in the element loop (`float sum = astra_sum[k];`).
+  std::string SumType, SumInit, SumDecl;
+  if (const std::optional<InnerSum> &IS = Plan.Sum) {
+    SumType = IS->Acc->getType().getUnqualifiedType().getAsString(PP);
+    SumInit = PC.text(IS->Acc->getInit()->getSourceRange());
+    SumDecl = DeclWithInit(IS->AccDecl, IS->Acc, SumName + "[" + K + "]");
+    if (SumInit.empty() || SumDecl.empty()) {
+      Why = "the inner sum's accumulator is not plain text";
+      return "";
+    }
+  }
 
   // One path per access width: the chunk loop and its tail, for VEC
   // elements moved with accesses of \p Bytes bytes.
@@ -1273,9 +1498,17 @@ std::string Writer::write(LoopPlan &Plan, const FunctionDecl *FD,
     std::string VT = Bytes == 16 ? "uint4" : "uint2";
     std::string BT = std::to_string(Bytes);
     auto Copy = [&](const Buffer &B, const std::string &Dst,
-                    const std::string &Src) {
-      return vectorCopyText(In2, U, VT, std::to_string(Vec * B.ElemSize / Bytes),
+                    const std::string &Src, const std::string &In) {
+      return vectorCopyText(In, U, VT, std::to_string(Vec * B.ElemSize / Bytes),
                             Q, Dst, Src);
+    };
+    auto Load = [&](const Buffer &B, const std::string &In) {
+      std::string T = In + "alignas(" + BT + ") " + B.Type + " " + B.Name +
+                      "[astra_vec];\n";
+      if (B.Read)
+        T += Copy(B, B.Name, B.Ptr->getNameAsString() + " + " + operand(B.Base),
+                  In);
+      return T;
     };
     std::vector<std::string> Conds = {operand(Cols) + " % " +
                                       std::to_string(Vec) + " == 0"};
@@ -1315,21 +1548,35 @@ std::string Writer::write(LoopPlan &Plan, const FunctionDecl *FD,
            " = " + I0 + " % " + operand(Cols) + ";\n";
     for (const std::string &D : RowDecls)
       S += In2 + D + "\n";
-    for (const Buffer &B : Buffers) {
-      S += In2 + "alignas(" + BT + ") " + B.Type + " " + B.Name +
-           "[astra_vec];\n";
-      if (B.Read)
-        S += Copy(B, B.Name,
-                  B.Ptr->getNameAsString() + " + " + operand(B.Base));
+    std::string KLoop =
+        "for (int " + K + " = 0; " + K + " < astra_vec; ++" + K + ")";
+    if (Plan.Sum) {
+      // One sum per element, the inner loop run once for the chunk.
+      S += In2 + SumType + " " + SumName + "[astra_vec];\n";
+      S += In2 + "#pragma unroll\n";
+      S += In2 + KLoop + "\n" + In3 + SumName + "[" + K + "] = " + SumInit +
+           ";\n";
+      S += In2 + SumLoopHeader + " {\n";
+      for (const Buffer &B : Buffers)
+        if (B.Inner)
+          S += Load(B, In3);
+      S += In3 + "#pragma unroll\n";
+      S += In3 + KLoop + "\n" + In3 + U + SumName + "[" + K + "] += " +
+           SumUpdate + ";\n";
+      S += In2 + "}\n";
     }
+    for (const Buffer &B : Buffers)
+      if (!B.Inner)
+        S += Load(B, In2);
     S += In2 + "#pragma unroll\n";
-    S += In2 + "for (int " + K + " = 0; " + K + " < astra_vec; ++" + K +
-         ") {\n";
+    S += In2 + KLoop + " {\n";
     if (IdxUsed)
       S += In3 + "const " + IT + " " + L.Idx->getNameAsString() + " = " + I0 +
            " + " + K + ";\n";
     if (ColUsed)
       S += In3 + ColDecl + "\n";
+    if (Plan.Sum)
+      S += In3 + SumDecl + "\n";
     S += In3 + reindent(NewRest, U + U) + "\n";
     S += In2 + "}\n";
     for (const Buffer &B : Buffers)
@@ -1337,7 +1584,7 @@ std::string Writer::write(LoopPlan &Plan, const FunctionDecl *FD,
         S += vectorRed(In2, U, B, Vec, Bytes, K);
       else if (B.Write)
         S += Copy(B, B.Ptr->getNameAsString() + " + " + operand(B.Base),
-                  B.Name);
+                  B.Name, In2);
     S += In1 + "}\n";
     S += In1 + "for (" + IT + " " + L.Idx->getNameAsString() + " = " +
          operand(Bound) + " / astra_vec * astra_vec + " + operand(Start) +
@@ -1509,12 +1756,19 @@ void voteOnLoops(PassContext &PC, SiteVotes &Votes, const Helper *H) {
       for (const std::string &D : Plan.Distinct)
         if (!is_contained(Extra, D))
           Extra.push_back(D);
+      std::string SumNote =
+          Plan.Sum ? " ('" + Plan.Sum->Acc->getNameAsString() +
+                         "' is summed over '" +
+                         Plan.Sum->E->getNameAsString() +
+                         "' once per chunk, one load per iteration)"
+                   : std::string();
       Votes.accept(
           BI, Loc, Kind, {*Edit},
           "chunks of " + std::to_string(Vec) + " consecutive '" +
               L.Idx->getNameAsString() + "' (one row '" +
               L.Row->getNameAsString() + "', " + std::to_string(Vec) +
               " columns) move with 16-byte accesses of " + join(Names, ", ") +
+              SumNote +
               " and one division per chunk, when " + Cols +
               " is a multiple of " + std::to_string(Vec) +
               " and the buffers are 16-byte aligned" +

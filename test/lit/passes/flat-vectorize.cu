@@ -225,8 +225,10 @@ __global__ void stays_scalar(const float *__restrict__ x, const int *__restrict_
 }
 // EXPLAIN: flat-vectorize.cu:[[@LINE-7]]:3: flat-vectorize: not applied: not vectorized: no access moves with the column: 'index[i]', 'y' (written other than by plain accesses at the chunk's elements), 'x[index[i] + c]', 'x[i * cols + c + 1]' stay scalar
 
-// Refused: the neighbour loop's loads move with the column but stay scalar;
-// one thread would run the loop for each of its chunk's columns.
+// A sum over an inner loop whose loads move with the column (SAGE mean
+// aggregation): the chunk runs the neighbour loop once, with one 16-byte load
+// of the neighbour's row per iteration and one sum per element; each element
+// then reads its own sum. The sums are added in the same order as before.
 __global__ void neighbour_mean(const int *__restrict__ rowptr, const int *__restrict__ col,
                                const float *__restrict__ x, float *__restrict__ out,
                                int rows, int f) {
@@ -237,6 +239,45 @@ __global__ void neighbour_mean(const int *__restrict__ rowptr, const int *__rest
     for (int e = rowptr[r]; e < rowptr[r + 1]; ++e)
       sum += x[col[e] * f + j];
     out[idx] = sum;
+  }
+}
+// CHECK-LABEL: {{^}}__global__ void neighbour_mean(
+// CHECK:      {{^}}      const int astra_c0 = astra_idx0 % f;
+// CHECK-NEXT: {{^}}      float astra_sum[astra_vec];
+// CHECK-NEXT: {{^}}      #pragma unroll
+// CHECK-NEXT: {{^}}      for (int astra_k = 0; astra_k < astra_vec; ++astra_k)
+// CHECK-NEXT: {{^}}        astra_sum[astra_k] = 0.0f;
+// CHECK-NEXT: {{^}}      for (int e = rowptr[r]; e < rowptr[r + 1]; ++e) {
+// CHECK-NEXT: {{^}}        alignas(16) float astra_x[astra_vec];
+// CHECK-NEXT: {{^}}        *reinterpret_cast<uint4 *>(astra_x) = *reinterpret_cast<const uint4 *>(x + (col[e] * f + astra_c0));
+// CHECK-NEXT: {{^}}        #pragma unroll
+// CHECK-NEXT: {{^}}        for (int astra_k = 0; astra_k < astra_vec; ++astra_k)
+// CHECK-NEXT: {{^}}          astra_sum[astra_k] += astra_x[astra_k];
+// CHECK-NEXT: {{^}}      }
+// CHECK-NEXT: {{^}}      alignas(16) float astra_out[astra_vec];
+// CHECK-NEXT: {{^}}      #pragma unroll
+// CHECK-NEXT: {{^}}      for (int astra_k = 0; astra_k < astra_vec; ++astra_k) {
+// CHECK-NEXT: {{^}}        float sum = astra_sum[astra_k];
+// CHECK-NEXT: {{^}}        astra_out[astra_k] = sum;
+// CHECK-NEXT: {{^}}      }
+// CHECK-NEXT: {{^}}      *reinterpret_cast<uint4 *>(out + astra_idx0) = *reinterpret_cast<const uint4 *>(astra_out);
+// EXPLAIN: flat-vectorize.cu:[[@LINE-29]]:3: flat-vectorize: fired: chunks of 4 consecutive 'idx' (one row 'r', 4 columns) move with 16-byte accesses of x, out (store) ('sum' is summed over 'e' once per chunk, one load per iteration) and one division per chunk, when f is a multiple of 4 and the buffers are 16-byte aligned (chunks of 2 with 8-byte accesses when it is a multiple of 2 and they are 8-byte aligned); otherwise the original loop runs
+// PTX-LABEL: .entry _Z14neighbour_meanPKiS0_PKfPfii(
+// PTX: ld.global.v4.b32
+
+// Refused: the inner loop keeps a maximum, not a sum (only `acc += term` is
+// rewritten); its loads would stay scalar, and one thread would run the loop
+// for each of its chunk's columns.
+__global__ void neighbour_max(const int *__restrict__ rowptr, const int *__restrict__ col,
+                              const float *__restrict__ x, float *__restrict__ out,
+                              int rows, int f) {
+  for (int idx = blockIdx.x * blockDim.x + threadIdx.x; idx < rows * f; idx += blockDim.x * gridDim.x) {
+    const int r = idx / f;
+    const int j = idx % f;
+    float m = -1e30f;
+    for (int e = rowptr[r]; e < rowptr[r + 1]; ++e)
+      m = fmaxf(m, x[col[e] * f + j]);
+    out[idx] = m;
   }
 }
 // EXPLAIN: flat-vectorize.cu:[[@LINE-9]]:3: flat-vectorize: not applied: not vectorized: 'x[col[e] * f + j]' moves with the column but stays scalar in an inner loop (at {{.*}}flat-vectorize.cu:[[@LINE-5]]:5): one thread would run that loop for every element of its chunk
