@@ -701,8 +701,12 @@ std::optional<InnerSum> Planner::findInnerSum() const {
   for (const Expr *X : {E->getInit(), static_cast<const Expr *>(Cond->getRHS())})
     for (const DeclRefExpr *R : collect<DeclRefExpr>({X})) {
       const ValueDecl *D = R->getDecl();
+      // Parameters never changed, and no pointer the body writes (the
+      // bounds must be the same for every element of the row).
       if (D != L.Row && !Before.count(D) && !isa<EnumConstantDecl>(D) &&
-          !(isa<ParmVarDecl>(D) && !mayModify(FD->getBody(), cast<VarDecl>(D))))
+          !(isa<ParmVarDecl>(D) &&
+            !mayModify(FD->getBody(), cast<VarDecl>(D)) &&
+            !Dirty.count(cast<VarDecl>(D))))
         return std::nullopt;
     }
   // e is the loop's own; in the loop the accumulator is only added to
