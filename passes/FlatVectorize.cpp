@@ -1305,6 +1305,21 @@ std::string Writer::write(LoopPlan &Plan, const FunctionDecl *FD,
     std::string Text;
   };
   std::vector<Sub> Subs;
+  // The text of [Begin, End) with \p Ss applied; none when two overlap or
+  // one leaves the range.
+  auto Apply = [&](std::vector<Sub> Ss, unsigned Begin,
+                   unsigned End) -> std::optional<std::string> {
+    llvm::sort(Ss, [](const Sub &X, const Sub &Y) { return X.Off < Y.Off; });
+    std::string T;
+    unsigned P = Begin;
+    for (const Sub &X : Ss) {
+      if (X.Off < P || X.Off + X.Len > End)
+        return std::nullopt;
+      T += Buf.slice(P, X.Off).str() + X.Text;
+      P = X.Off + X.Len;
+    }
+    return T + Buf.slice(P, End).str();
+  };
   // An access's text and the chunk element that replaces it.
   auto AccessSub = [&](const Buffer &B,
                        const ArraySubscriptExpr *A) -> std::optional<Sub> {
@@ -1405,32 +1420,20 @@ std::string Writer::write(LoopPlan &Plan, const FunctionDecl *FD,
           }
           TermSubs.push_back(*X);
         }
-    llvm::sort(TermSubs,
-               [](const Sub &X, const Sub &Y) { return X.Off < Y.Off; });
-    unsigned P = TB;
-    for (const Sub &X : TermSubs) {
-      if (X.Off < P || X.Off + X.Len > TE) {
-        Why = "two accesses overlap in the text";
-        return "";
-      }
-      SumUpdate += Buf.slice(P, X.Off).str() + X.Text;
-      P = X.Off + X.Len;
-    }
-    SumUpdate += Buf.slice(P, TE).str();
-    SumName = Fresh("astra_" + IS->Acc->getNameAsString());
-  }
-  llvm::sort(Subs, [](const Sub &X, const Sub &Y) { return X.Off < Y.Off; });
-  std::string NewRest;
-  unsigned Pos = RestBegin;
-  for (const Sub &S : Subs) {
-    if (S.Off < Pos || S.Off + S.Len > RestEnd) {
+    std::optional<std::string> T = Apply(TermSubs, TB, TE);
+    if (!T) {
       Why = "two accesses overlap in the text";
       return "";
     }
-    NewRest += Buf.slice(Pos, S.Off).str() + S.Text;
-    Pos = S.Off + S.Len;
+    SumUpdate = *T;
+    SumName = Fresh("astra_" + IS->Acc->getNameAsString());
   }
-  NewRest += Buf.slice(Pos, RestEnd).str();
+  std::optional<std::string> Rewritten = Apply(Subs, RestBegin, RestEnd);
+  if (!Rewritten) {
+    Why = "two accesses overlap in the text";
+    return "";
+  }
+  std::string NewRest = *Rewritten;
   auto StillUsed = [&](const VarDecl *D) {
     for (const Stmt *S : L.Rest)
       for (const DeclRefExpr *R : referencesTo(S, D)) {
