@@ -163,6 +163,13 @@ bool uniformInt(const Expr *E, const FunctionDecl *FD, const ASTContext &Ctx,
   return false;
 }
 
+/// The variable a declaration statement declares alone, else null.
+const VarDecl *singleVar(const Stmt *S) {
+  const auto *DS = dyn_cast_or_null<DeclStmt>(S);
+  return DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                                  : nullptr;
+}
+
 /// `V = <E> / cols` (\p Op BO_Div) or `<E> % cols` (BO_Rem) with E the loop
 /// variable: the divisor, else null.
 const Expr *splitOf(const VarDecl *V, const VarDecl *Idx,
@@ -186,10 +193,7 @@ bool matchLoop(const ForStmt *F, const FunctionDecl *FD, const ASTContext &Ctx,
   bool Block = StepRef.Var == Builtin::BlockDim && StepRef.Dim == 'x';
   if (!Block && !isGridStrideStep(Inc->getRHS()))
     return false;
-  const auto *DS = dyn_cast_or_null<DeclStmt>(F->getInit());
-  const VarDecl *Idx =
-      DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl())
-                               : nullptr;
+  const VarDecl *Idx = singleVar(F->getInit());
   if (!Idx || !Idx->getInit() || !Idx->getType()->isIntegerType() ||
       !refersTo(Inc->getLHS(), Idx))
     return false;
@@ -204,9 +208,7 @@ bool matchLoop(const ForStmt *F, const FunctionDecl *FD, const ASTContext &Ctx,
   // The split: the first two statements, in either order.
   for (const Stmt *S : Body->body()) {
     const auto *D = dyn_cast<DeclStmt>(S);
-    const VarDecl *V =
-        D && D->isSingleDecl() ? dyn_cast<VarDecl>(D->getSingleDecl())
-                               : nullptr;
+    const VarDecl *V = singleVar(S);
     if (!V)
       break;
     if (const Expr *C = splitOf(V, Idx, BO_Div); C && !L.Row) {
@@ -454,19 +456,24 @@ private:
   /// value is unused; null otherwise.
   const CallExpr *atomicAddAt(const ArraySubscriptExpr *A) const;
   /// Where the chunk of an index whose element runs with the column (or
-  /// the flat index) starts; none for other indices.
-  std::optional<ChunkIndex> chunkIndex(const Expr *Index) const;
+  /// the flat index) starts; none for other indices. \p Uniform: variables
+  /// besides the row that are the same for the whole chunk (an inner sum's
+  /// loop variable and the declarations before it).
+  std::optional<ChunkIndex>
+  chunkIndex(const Expr *Index,
+             const std::set<const ValueDecl *> &Uniform = {}) const;
   /// Texts whose being multiples of the chunk makes \p Off one: none
   /// when \p Off is a multiple of cols, nothing when no factor is known.
   std::optional<std::vector<std::string>> alignTerms(const Expr *Off) const;
-  bool rowUniform(const Expr *E) const;
+  bool rowUniform(const Expr *E,
+                  const std::set<const ValueDecl *> &Uniform = {}) const;
   void findRowPointers();
   const RowPointer *rowPointer(const VarDecl *V) const;
   /// The inner sum of the body, if it has that form (InnerSum).
   std::optional<InnerSum> findInnerSum() const;
   /// Where the chunk of an access in the inner sum's update starts: its
   /// offset may read the inner loop's variable too.
-  std::optional<ChunkIndex> innerChunkIndex(const Expr *Index);
+  std::optional<ChunkIndex> innerChunkIndex(const Expr *Index) const;
   /// The kernel parameter \p V points into, at call site \p S of the helper
   /// (null: the kernel's own loop).
   const ParmVarDecl *rootAt(const VarDecl *V, const CallSite *S) const;
@@ -481,12 +488,9 @@ private:
   const FlatLoop &L;
   const std::vector<CallSite> *Sites;
   ParentMap PM;
-  std::optional<InnerSum> Sum_;
+  std::optional<InnerSum> Sum;
   std::set<const VarDecl *> Dirty; ///< Written or escaping pointers.
   std::vector<RowPointer> RowPtrs;
-  /// Declarations besides the row that are the same for a whole chunk
-  /// (the inner sum's loop variable and the declarations before it).
-  std::set<const ValueDecl *> ChunkUniform;
   /// The body without the row pointers' declarations.
   std::vector<const Stmt *> RestNoRows;
 };
@@ -525,10 +529,11 @@ const CallExpr *Planner::atomicAddAt(const ArraySubscriptExpr *A) const {
 
 /// Whether \p E is the same for the VEC elements of one chunk: it reads the
 /// row, unchanged parameters (pointers not written in the loop), literals.
-bool Planner::rowUniform(const Expr *E) const {
+bool Planner::rowUniform(const Expr *E,
+                         const std::set<const ValueDecl *> &Uniform) const {
   for (const DeclRefExpr *R : collect<DeclRefExpr>({E})) {
     const ValueDecl *D = R->getDecl();
-    if (D == L.Row || isa<EnumConstantDecl>(D) || ChunkUniform.count(D))
+    if (D == L.Row || isa<EnumConstantDecl>(D) || Uniform.count(D))
       continue;
     // Locals that never change in the function (`half = rot_dim / 2`).
     if (const auto *V = dyn_cast<VarDecl>(D);
@@ -585,7 +590,9 @@ Planner::alignTerms(const Expr *Off) const {
   return std::nullopt;
 }
 
-std::optional<ChunkIndex> Planner::chunkIndex(const Expr *Index) const {
+std::optional<ChunkIndex>
+Planner::chunkIndex(const Expr *Index,
+                    const std::set<const ValueDecl *> &Uniform) const {
   const Expr *I = stripIntCasts(Index);
   if (refersTo(I, L.Idx))
     return ChunkIndex{"astra_idx0", "", {}};
@@ -604,7 +611,7 @@ std::optional<ChunkIndex> Planner::chunkIndex(const Expr *Index) const {
   // T must be the same for the whole chunk, and a multiple of it (so the
   // chunk stays aligned): a multiple of cols, or checked before the loop.
   bool Invariant = uniformInt(T, FD, Ctx);
-  if (!Invariant && !rowUniform(T))
+  if (!Invariant && !rowUniform(T, Uniform))
     return std::nullopt;
   std::optional<std::vector<std::string>> Align = alignTerms(T);
   std::string Text = PC.text(T->getSourceRange());
@@ -615,10 +622,7 @@ std::optional<ChunkIndex> Planner::chunkIndex(const Expr *Index) const {
 
 void Planner::findRowPointers() {
   for (const Stmt *S : L.Rest) {
-    const auto *DS = dyn_cast<DeclStmt>(S);
-    const auto *V = DS && DS->isSingleDecl()
-                        ? dyn_cast<VarDecl>(DS->getSingleDecl())
-                        : nullptr;
+    const VarDecl *V = singleVar(S);
     if (!V || !V->getType()->isPointerType() || !V->getInit() ||
         mayModify(L.Loop->getBody(), V)) {
       RestNoRows.push_back(S);
@@ -642,22 +646,17 @@ void Planner::findRowPointers() {
       RestNoRows.push_back(S);
       continue;
     }
-    RowPtrs.push_back({V, DS, P, *Align});
+    RowPtrs.push_back({V, cast<DeclStmt>(S), P, *Align});
   }
 }
 
 std::optional<InnerSum> Planner::findInnerSum() const {
   InnerSum S;
-  auto SingleVar = [](const Stmt *X) -> const VarDecl * {
-    const auto *DS = dyn_cast<DeclStmt>(X);
-    return DS && DS->isSingleDecl() ? dyn_cast<VarDecl>(DS->getSingleDecl())
-                                    : nullptr;
-  };
   size_t I = 0;
   ArrayRef<const Stmt *> Rest = L.Rest;
   // Integer declarations the same for the whole row, never changed.
   for (; I < Rest.size(); ++I) {
-    const VarDecl *V = SingleVar(Rest[I]);
+    const VarDecl *V = singleVar(Rest[I]);
     if (!V || !V->getType()->isIntegerType() || !V->getInit() ||
         mayModify(L.Loop->getBody(), V) || !rowUniform(V->getInit()))
       break;
@@ -666,7 +665,7 @@ std::optional<InnerSum> Planner::findInnerSum() const {
   // The accumulator: a scalar started at a literal.
   if (I + 1 >= Rest.size())
     return std::nullopt;
-  const VarDecl *Acc = SingleVar(Rest[I]);
+  const VarDecl *Acc = singleVar(Rest[I]);
   if (!Acc || !Acc->getType()->isArithmeticType() || !Acc->getInit() ||
       !isa<IntegerLiteral, FloatingLiteral>(
           Acc->getInit()->IgnoreParenImpCasts()))
@@ -675,7 +674,7 @@ std::optional<InnerSum> Planner::findInnerSum() const {
   S.Acc = Acc;
   // The loop: `for (IT e = lo; e < hi; ++e) acc += term;`.
   const auto *F = dyn_cast<ForStmt>(Rest[I + 1]);
-  const VarDecl *E = F && F->getInit() ? SingleVar(F->getInit()) : nullptr;
+  const VarDecl *E = F ? singleVar(F->getInit()) : nullptr;
   if (!E || !E->getType()->isIntegerType() || !E->getInit() || !F->getCond() ||
       !F->getInc())
     return std::nullopt;
@@ -716,12 +715,12 @@ std::optional<InnerSum> Planner::findInnerSum() const {
   return S;
 }
 
-std::optional<ChunkIndex> Planner::innerChunkIndex(const Expr *Index) {
-  ChunkUniform.insert(Sum_->E);
-  for (const DeclStmt *DS : Sum_->Pre)
-    ChunkUniform.insert(cast<VarDecl>(DS->getSingleDecl()));
-  std::optional<ChunkIndex> CI = chunkIndex(Index);
-  ChunkUniform.clear();
+std::optional<ChunkIndex>
+Planner::innerChunkIndex(const Expr *Index) const {
+  std::set<const ValueDecl *> Uniform = {Sum->E};
+  for (const DeclStmt *DS : Sum->Pre)
+    Uniform.insert(singleVar(DS));
+  std::optional<ChunkIndex> CI = chunkIndex(Index, Uniform);
   // Loads at the column itself or the flat index are the same every
   // iteration: no reason to load them in the loop.
   if (CI && (CI->Base == "astra_c0" || CI->Base == "astra_idx0"))
@@ -975,10 +974,10 @@ LoopPlan Planner::plan(std::string &Why) {
       return {};
     }
 
-  Sum_ = findInnerSum();
+  Sum = findInnerSum();
   auto InUpdate = [&](const Stmt *X) {
     for (; X; X = PM.getParent(X))
-      if (Sum_ && X == Sum_->Update)
+      if (Sum && X == Sum->Update)
         return true;
     return false;
   };
@@ -1105,7 +1104,7 @@ LoopPlan Planner::plan(std::string &Why) {
   // The inner sum is rewritten when its update moves with the column only
   // through vectorized loads: the chunk's loop has no element, so the update
   // may not read the column or the flat index otherwise.
-  if (Sum_) {
+  if (Sum) {
     std::set<unsigned> Covered; // Offsets of references inside inner loads.
     bool AnyInner = false;
     for (const Buffer &B : Buffers)
@@ -1118,10 +1117,10 @@ LoopPlan Planner::plan(std::string &Why) {
       }
     bool Clean = AnyInner;
     for (const VarDecl *V : {L.Col, L.Idx})
-      for (const DeclRefExpr *R : referencesTo(Sum_->Update->getRHS(), V))
+      for (const DeclRefExpr *R : referencesTo(Sum->Update->getRHS(), V))
         Clean &= Covered.count(R->getLocation().getRawEncoding()) > 0;
     if (Clean)
-      Plan.Sum = Sum_;
+      Plan.Sum = Sum;
     else
       erase_if(Buffers, [](const Buffer &B) { return B.Inner; });
   }
@@ -1179,6 +1178,23 @@ LoopPlan Planner::plan(std::string &Why) {
   return Plan;
 }
 
+/// The texts that must be multiples of the chunk to keep the plan's chunks
+/// aligned (row pointers' offsets, then accesses' offsets), each once.
+std::vector<std::string> alignMultiples(const LoopPlan &Plan) {
+  std::vector<std::string> M;
+  for (const Buffer &B : Plan.Buffers) {
+    std::vector<std::string> A;
+    for (const RowPointer &RP : Plan.RowPtrs)
+      if (RP.Var == B.Ptr)
+        A.insert(A.end(), RP.Align.begin(), RP.Align.end());
+    A.insert(A.end(), B.Align.begin(), B.Align.end());
+    for (const std::string &X : A)
+      if (!is_contained(M, X))
+        M.push_back(X);
+  }
+  return M;
+}
+
 /// The atomic adds of a chunk of floats \p B: on sm_90 and later one
 /// `red.global.add.v4.f32` (or .v2) per \p Bytes; before, one atomicAdd
 /// per element. clang's CUDA headers declare atomicAdd(float4 *, float4)
@@ -1190,17 +1206,14 @@ std::string vectorRed(const std::string &In, const std::string &U,
   unsigned Lanes = Bytes / 4;
   std::string S = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900\n";
   for (unsigned Q = 0; Q < Vec / Lanes; ++Q) {
-    std::string Regs, Args;
-    for (unsigned L = 0; L < Lanes; ++L) {
-      Regs += (L ? ", %" : "%") + std::to_string(L + 1);
+    std::string Args;
+    for (unsigned L = 0; L < Lanes; ++L)
       Args += ", \"f\"(" + B.Name + "[" + std::to_string(Q * Lanes + L) + "])";
-    }
     std::string At = Ptr + " + " + Base;
     if (Q)
       At += " + " + std::to_string(Q * Lanes);
-    S += In + "asm volatile(\"red.global.add.v" + std::to_string(Lanes) +
-         ".f32 [%0], {" + Regs + "};\" :: \"l\"(" + At + ")" + Args +
-         " : \"memory\");\n";
+    S += In + "asm volatile(\"" + vectorRedAsm(Lanes) + "\" :: \"l\"(" + At +
+         ")" + Args + " : \"memory\");\n";
   }
   S += "#else\n";
   S += In + "for (int " + K + " = 0; " + K + " < astra_vec; ++" + K + ")\n";
@@ -1520,21 +1533,17 @@ std::string Writer::write(LoopPlan &Plan, const FunctionDecl *FD,
     std::vector<std::string> Conds = {operand(Cols) + " % " +
                                       std::to_string(Vec) + " == 0"};
     std::set<const VarDecl *> Checked;
-    std::vector<std::string> Multiples;
     for (const Buffer &B : Buffers) {
       const VarDecl *Aligned = B.Ptr;
       for (const RowPointer &RP : Plan.RowPtrs)
-        if (RP.Var == B.Ptr) {
+        if (RP.Var == B.Ptr)
           Aligned = RP.Base;
-          Multiples.insert(Multiples.end(), RP.Align.begin(), RP.Align.end());
-        }
-      Multiples.insert(Multiples.end(), B.Align.begin(), B.Align.end());
       if (Checked.insert(Aligned).second)
         Conds.push_back("reinterpret_cast<unsigned long long>(" +
                         Aligned->getNameAsString() + ") % " + BT + " == 0");
     }
     std::set<std::string> Once(Conds.begin(), Conds.end());
-    for (std::string C : Multiples) {
+    for (std::string C : alignMultiples(Plan)) {
       C = operand(C) + " % " + std::to_string(Vec) + " == 0";
       if (Once.insert(C).second)
         Conds.push_back(C);
@@ -1748,16 +1757,8 @@ void voteOnLoops(PassContext &PC, SiteVotes &Votes, const Helper *H) {
       }
       std::string Cols = PC.text(L.Cols->getSourceRange());
       // The conditions beyond cols and the pointers' alignment.
-      std::vector<std::string> Multiples, Extra;
-      for (const Buffer &B : Plan.Buffers) {
-        std::vector<std::string> A = B.Align;
-        for (const RowPointer &RP : Plan.RowPtrs)
-          if (RP.Var == B.Ptr)
-            A.insert(A.end(), RP.Align.begin(), RP.Align.end());
-        for (const std::string &M : A)
-          if (M != Cols && !is_contained(Multiples, M))
-            Multiples.push_back(M);
-      }
+      std::vector<std::string> Multiples = alignMultiples(Plan), Extra;
+      erase(Multiples, Cols);
       if (!Multiples.empty())
         Extra.push_back(join(Multiples, ", ") + " a multiple of the chunk");
       for (const std::string &D : Plan.Distinct)

@@ -323,13 +323,20 @@ std::string findCollective(const Stmt *S, const SourceManager &SM,
   return F.Found;
 }
 
+std::string vectorRedAsm(unsigned Lanes) {
+  std::string Regs;
+  for (unsigned L = 0; L < Lanes; ++L)
+    Regs += (L ? ", %" : "%") + std::to_string(L + 1);
+  return "red.global.add.v" + std::to_string(Lanes) + ".f32 [%0], {" + Regs +
+         "};";
+}
+
 bool isVectorRedAsm(const Stmt *S) {
   const auto *A = dyn_cast_or_null<GCCAsmStmt>(S);
   if (!A || A->getNumOutputs() != 0)
     return false;
   std::string Asm = A->getAsmString();
-  return Asm == "red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ||
-         Asm == "red.global.add.v2.f32 [%0], {%1, %2};";
+  return Asm == vectorRedAsm(4) || Asm == vectorRedAsm(2);
 }
 
 std::string findSharedMemory(const Stmt *S, const SourceManager &SM) {

@@ -84,10 +84,13 @@ std::string findCollective(const clang::Stmt *S,
                            const clang::SourceManager &SM,
                            bool AllowVectorRed = false);
 
-/// Whether \p S is the inline asm flat-vectorize writes for a chunk of
-/// atomic adds, `red.global.add.v4.f32 [%0], {%1, %2, %3, %4};` (or .v2):
-/// an atomic add to global memory with no result, which neither
-/// synchronizes nor depends on the thread, unlike asm in general.
+/// The inline asm flat-vectorize writes for a chunk of \p Lanes (2 or 4)
+/// float atomic adds: `red.global.add.v4.f32 [%0], {%1, %2, %3, %4};`.
+std::string vectorRedAsm(unsigned Lanes);
+
+/// Whether \p S is such asm (vectorRedAsm): an atomic add to global memory
+/// with no result, which neither synchronizes nor depends on the thread,
+/// unlike asm in general.
 bool isVectorRedAsm(const clang::Stmt *S);
 
 /// A message naming the first __shared__ variable that \p S (or a function it
