@@ -23,6 +23,7 @@
 #include "GridCoarsen.h"
 #include "ThreadCoarsen.h"
 #include "RowsPerBlock.h"
+#include "Delinearize.h"
 
 namespace astra {
 
@@ -51,6 +52,7 @@ const std::vector<PassInfo> &allPasses() {
       info<GridCoarsenPass>(),
       info<ThreadCoarsenPass>(),
       info<RowsPerBlockPass>(),
+      info<DelinearizePass>(),
   };
   return Passes;
 }

@@ -58,6 +58,8 @@ Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,
       C.RowDivisor = L.RowDivisor;
       C.BlockRows = L.BlockRows;
     }
+    if (L.Grid3)
+      C.Grid3 = L.Grid3;
   }
   // A launch pass that refused leaves the launch alone and is not part of
   // the candidate's lineage.

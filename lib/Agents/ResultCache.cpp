@@ -167,6 +167,13 @@ Error ResultCache::store(StringRef Key, StringRef Gpu, const FileOutcome &O,
         W.field("row_divisor", (long long)C.RowDivisor.value_or(0));
         W.field("block_rows", (long long)*C.BlockRows);
       }
+      if (C.Grid3) {
+        W.field("grid3_a", C.Grid3->A);
+        W.field("grid3_b", C.Grid3->B);
+        W.field("grid3_c", C.Grid3->C);
+        W.field("grid3_bx", (long long)C.Grid3->Bx);
+        W.field("grid3_by", (long long)C.Grid3->By);
+      }
       writeFiles(W, "files", C.Files);
       W.key("evaluation");
       writeEvaluationJson(W, R.Outcome.WinnerEval);
@@ -316,6 +323,16 @@ static std::optional<CachedOutcome> readEntry(StringRef Path) {
         Cand.RowDivisor = W["row_divisor"].GetInt64();
         Cand.BlockRows = W["block_rows"].GetInt64();
       }
+      if (W.HasMember("grid3_a") && W["grid3_a"].IsString() &&
+          W.HasMember("grid3_b") && W["grid3_b"].IsString() &&
+          W.HasMember("grid3_c") && W["grid3_c"].IsString() &&
+          W.HasMember("grid3_bx") && W["grid3_bx"].IsInt64() &&
+          W.HasMember("grid3_by") && W["grid3_by"].IsInt64())
+        Cand.Grid3 = Delinearized{W["grid3_a"].GetString(),
+                                  W["grid3_b"].GetString(),
+                                  W["grid3_c"].GetString(),
+                                  W["grid3_bx"].GetInt64(),
+                                  W["grid3_by"].GetInt64()};
       FileOverlay Files;
       for (auto &[P, T] : R.files(W, "files"))
         Files[P] = T;

@@ -92,7 +92,7 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
                      PC.conflicts().end());
     if (Launches && (PC.gridDivisor() || PC.blockThreads() ||
                      PC.blockDivisor(0) || PC.blockDivisor(1) ||
-                     PC.blockRows())) {
+                     PC.blockRows() || PC.delinearized())) {
       RewriteResult::LaunchEdit &L = Launches->LaunchEdits[K.QualifiedName];
       if (PC.blockThreads())
         L.BlockThreads = PC.blockThreads();
@@ -106,6 +106,8 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
         L.RowDivisor = PC.rowDivisor();
         L.BlockRows = PC.blockRows();
       }
+      if (PC.delinearized())
+        L.Grid3 = PC.delinearized();
     }
     for (const auto &[Path, Set] : PC.replacements())
       for (const tooling::Replacement &R : Set) {
@@ -276,6 +278,8 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
         To.RowDivisor = L.RowDivisor;
         To.BlockRows = L.BlockRows;
       }
+      if (L.Grid3)
+        To.Grid3 = L.Grid3;
     }
   }
 

@@ -209,6 +209,101 @@ Expected<LaunchSpec> rowsPerBlock(const LaunchSpec &L, int64_t Divisor,
   return Out;
 }
 
+std::string delinearizeCondition(StringRef A, StringRef B, StringRef C,
+                                 int64_t Bx, int64_t By) {
+  std::string X = std::to_string(Bx), Y = std::to_string(By);
+  return A.str() + " > 0 && " + B.str() + " > 0 && " + C.str() + " > 0 && " +
+         C.str() + " <= 65535 && (" + B.str() + " + " + std::to_string(By - 1) +
+         ") / " + Y + " <= 65535 && (" + A.str() + " + " +
+         std::to_string(Bx - 1) + ") / " + X + " <= 2147483647";
+}
+
+std::string substituteNames(StringRef Text,
+                            const std::map<std::string, std::string> &Subst) {
+  std::string Out;
+  size_t I = 0;
+  while (I < Text.size()) {
+    char Ch = Text[I];
+    if (isAlpha(Ch) || Ch == '_') {
+      size_t J = I;
+      while (J < Text.size() && (isAlnum(Text[J]) || Text[J] == '_'))
+        ++J;
+      std::string Name = Text.slice(I, J).str();
+      auto It = Subst.find(Name);
+      Out += It == Subst.end() ? Name : It->second;
+      I = J;
+      continue;
+    }
+    if (isDigit(Ch)) { // A number's suffix is not a name.
+      size_t J = I;
+      while (J < Text.size() && (isAlnum(Text[J]) || Text[J] == '_'))
+        ++J;
+      Out += Text.slice(I, J).str();
+      I = J;
+      continue;
+    }
+    Out += Ch;
+    ++I;
+  }
+  return Out;
+}
+
+Expected<LaunchSpec> delinearizeLaunch(const KernelSpec &K, const LaunchSpec &L,
+                                       const Delinearized &D) {
+  auto Fail = [&](const Twine &Why) {
+    return createStringError(inconvertibleErrorCode(), "%s",
+                             (K.where("launch") + Why).str().c_str());
+  };
+  if (L.Grid[0].empty())
+    return Fail("the launch has no grid");
+  for (unsigned Dim = 1; Dim < 3; ++Dim) {
+    for (const SpecExpr *E : {&L.Grid[Dim], &L.Block[Dim]}) {
+      if (E->empty())
+        continue;
+      auto V = E->evalInt(Env());
+      if (!V || *V != 1) {
+        if (!V)
+          consumeError(V.takeError());
+        return Fail("delinearize needs a 1-D launch (" + E->text() + ")");
+      }
+    }
+  }
+  auto X0 = L.Block[0].empty() ? Expected<int64_t>(1) : L.Block[0].evalInt(Env());
+  if (!X0)
+    return Fail("the launch's block x is not a constant: " +
+                toString(X0.takeError()));
+  std::map<std::string, std::string> Subst;
+  for (const ArgSpec &A : K.Args)
+    if (!A.ScalarValue.empty())
+      Subst[A.Name] = "(" + A.ScalarValue.text() + ")";
+  std::string A = "(" + substituteNames(D.A, Subst) + ")",
+              B = "(" + substituteNames(D.B, Subst) + ")",
+              C = "(" + substituteNames(D.C, Subst) + ")";
+  std::string Cond = delinearizeCondition(A, B, C, D.Bx, D.By) + " ? ";
+  std::string X = std::to_string(D.Bx), Y = std::to_string(D.By);
+  LaunchSpec Out = L;
+  auto GX = SpecExpr::parse(Cond + "cdiv(" + A + ", " + X + ") : cdiv((" +
+                            L.Grid[0].text() + ") * " + std::to_string(*X0) +
+                            ", " + std::to_string(D.Bx * D.By) + ")");
+  auto GY = SpecExpr::parse(Cond + "cdiv(" + B + ", " + Y + ") : 1");
+  auto GZ = SpecExpr::parse(Cond + C + " : 1");
+  if (!GX || !GY || !GZ) {
+    std::string Why = !GX ? toString(GX.takeError())
+                          : !GY ? toString(GY.takeError())
+                                : toString(GZ.takeError());
+    if (GX)
+      consumeError(GY ? GZ.takeError() : GY.takeError());
+    return Fail("the delinearized grid does not parse: " + Why);
+  }
+  Out.Grid[0] = std::move(*GX);
+  Out.Grid[1] = std::move(*GY);
+  Out.Grid[2] = std::move(*GZ);
+  Out.Block[0] = SpecExpr::constant(D.Bx);
+  Out.Block[1] = SpecExpr::constant(D.By);
+  Out.Block[2] = SpecExpr::constant(1);
+  return Out;
+}
+
 Expected<LaunchSpec> changedLaunch(const KernelSpec &K, const LaunchChange &C) {
   LaunchSpec L = K.Launch;
   if (C.BlockThreads) {
@@ -222,13 +317,20 @@ Expected<LaunchSpec> changedLaunch(const KernelSpec &K, const LaunchChange &C) {
   }
   // Grid and block divisions change a launch the spec must mark as the
   // kernel's own (block-size checks that in tunableBlockLiteral).
-  if ((C.GridDivisor || C.BlockXDivisor || C.BlockYDivisor || C.BlockRows) &&
+  if ((C.GridDivisor || C.BlockXDivisor || C.BlockYDivisor || C.BlockRows ||
+       C.Grid3) &&
       !K.LaunchIsTunable)
     return createStringError(
         inconvertibleErrorCode(), "%s",
         (K.where("launch") + "the spec does not mark the launch as the "
                              "kernel's own (\"launch_tunable\": true)")
             .c_str());
+  if (C.Grid3) {
+    auto D = delinearizeLaunch(K, L, *C.Grid3);
+    if (!D)
+      return D.takeError();
+    L = std::move(*D);
+  }
   if (C.GridDivisor) {
     auto D = divideGrid(L, *C.GridDivisor);
     if (!D)
@@ -490,7 +592,8 @@ Expected<std::string> retuneSpecText(StringRef Text, StringRef Path,
       New = std::move(*D);
     }
     for (unsigned Dim = 0; Dim < 2; ++Dim) {
-      if (!(Dim ? C.BlockYDivisor : C.BlockXDivisor))
+      // A delinearized launch's grid and block are written whole below.
+      if (!(Dim ? C.BlockYDivisor : C.BlockXDivisor) || C.Grid3)
         continue;
       auto V = Expected[K->Kernel].Block[Dim].evalInt(Env());
       if (!V)
@@ -501,7 +604,7 @@ Expected<std::string> retuneSpecText(StringRef Text, StringRef Path,
                     (Dim ? "y" : "x") + " is not found");
       New = std::move(*D);
     }
-    if (C.BlockRows) {
+    if (C.BlockRows || C.Grid3) {
       const LaunchSpec &W = Expected[K->Kernel];
       auto G = setDimsText(New, "grid", W.Grid);
       auto D = G ? setDimsText(*G, "block", W.Block) : std::nullopt;

@@ -66,12 +66,14 @@ struct Candidate {
   std::optional<int64_t> BlockXDivisor, BlockYDivisor;
   /// rows-per-block's divisor of the block x and rows per block.
   std::optional<int64_t> RowDivisor, BlockRows;
+  /// delinearize's 3-D grid.
+  std::optional<Delinearized> Grid3;
   std::string Rationale;
 
   /// The candidate's launch relative to the spec's.
   LaunchChange launchChange() const {
     return {BlockThreads, GridDivisor, BlockXDivisor, BlockYDivisor,
-            RowDivisor,   BlockRows};
+            RowDivisor,   BlockRows,   Grid3};
   }
   /// Takes the launch of \p C (a parent, or another kernel's winner).
   void copyLaunch(const Candidate &C) {
@@ -81,6 +83,7 @@ struct Candidate {
     BlockYDivisor = C.BlockYDivisor;
     RowDivisor = C.RowDivisor;
     BlockRows = C.BlockRows;
+    Grid3 = C.Grid3;
   }
 
   /// A stable hash of the files' contents; equal hashes are the same code.

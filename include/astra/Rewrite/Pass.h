@@ -16,6 +16,7 @@
 #define ASTRA_REWRITE_PASS_H
 
 #include "astra/Frontend/KernelModel.h"
+#include "astra/Spec/LaunchTuning.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Tooling/Core/Replacement.h"
@@ -133,6 +134,10 @@ public:
   }
   int64_t rowDivisor() const { return RowDivisor; }
   int64_t blockRows() const { return BlockRows; }
+  /// Records that the rewritten launch sites run the kernel on delinearize's
+  /// 3-D grid (where it fits).
+  void setDelinearized(Delinearized D) { Grid3 = std::move(D); }
+  const std::optional<Delinearized> &delinearized() const { return Grid3; }
 
 private:
   bool add(const clang::tooling::Replacement &R, clang::SourceLocation Loc);
@@ -149,13 +154,15 @@ private:
   int64_t BlockThreads = 0;
   int64_t BlockDivisor[2] = {0, 0};
   int64_t RowDivisor = 0, BlockRows = 0;
+  std::optional<Delinearized> Grid3;
 };
 
 /// Whether pass \p Name changes a kernel's launch (block size, grid, block
 /// shape), so that the spec's launch must change with the code.
 inline bool changesLaunch(llvm::StringRef Name) {
   return Name == "block-size" || Name == "grid-coarsen" ||
-         Name == "thread-coarsen" || Name == "rows-per-block";
+         Name == "thread-coarsen" || Name == "rows-per-block" ||
+         Name == "delinearize";
 }
 
 class Pass {

@@ -53,6 +53,8 @@ struct RewriteResult {
     int64_t BlockDivisor[2] = {0, 0};
     /// rows-per-block's divisor of the block x and rows per block (0: not changed).
     int64_t RowDivisor = 0, BlockRows = 0;
+    /// delinearize's 3-D grid.
+    std::optional<Delinearized> Grid3;
     /// The same, as a change of the spec's launch.
     LaunchChange change() const {
       LaunchChange C;
@@ -68,6 +70,7 @@ struct RewriteResult {
         C.RowDivisor = RowDivisor;
         C.BlockRows = BlockRows;
       }
+      C.Grid3 = Grid3;
       return C;
     }
   };

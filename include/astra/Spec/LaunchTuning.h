@@ -56,6 +56,41 @@ int64_t defaultRetunedBlock(int64_t From);
 /// "cdiv(<x>, F)" (grid-coarsen launches a grid-stride kernel this way).
 llvm::Expected<LaunchSpec> divideGrid(const LaunchSpec &L, int64_t F);
 
+/// delinearize: a kernel launched over a flat index idx = (z * B + y) * A + x
+/// (a 1-D grid of X0-thread blocks) runs on a 3-D grid instead, x over A,
+/// y over B and z over C, with blocks of Bx x By threads, where that grid
+/// fits (delinearizeCondition); else on the flat grid with the same 2-D
+/// blocks. A, B and C are integer expressions over the kernel's parameters
+/// (names as the kernel spells them; + - * / % and parentheses).
+struct Delinearized {
+  std::string A, B, C;
+  int64_t Bx = 0, By = 0;
+  bool operator==(const Delinearized &O) const {
+    return A == O.A && B == O.B && C == O.C && Bx == O.Bx && By == O.By;
+  }
+};
+
+/// When the 3-D grid of a delinearized launch is used, as C (and spec) text
+/// over the parenthesized extents \p A, \p B, \p C: every extent positive
+/// and the grid within CUDA's limits (y and z at most 65535). The kernel
+/// and its launch sites test the same condition.
+std::string delinearizeCondition(llvm::StringRef A, llvm::StringRef B,
+                                 llvm::StringRef C, int64_t Bx, int64_t By);
+
+/// \p Text (an expression over a kernel's parameters) with each parameter
+/// name that \p Subst maps replaced by its text.
+std::string substituteNames(llvm::StringRef Text,
+                            const std::map<std::string, std::string> &Subst);
+
+/// \p L (a 1-D launch whose grid x covers the flat index with blocks of
+/// block x threads) delinearized by \p D for the kernel of \p K: grid
+/// [cond ? cdiv(A, Bx) : cdiv(G * X0, Bx * By), cond ? cdiv(B, By) : 1,
+/// cond ? C : 1], block [Bx, By], with the parameters of A, B and C
+/// replaced by the spec's values of the scalar arguments.
+llvm::Expected<LaunchSpec> delinearizeLaunch(const KernelSpec &K,
+                                             const LaunchSpec &L,
+                                             const Delinearized &D);
+
 /// How a candidate's launch sites differ from the spec's launch: another
 /// block size (block-size), a grid x divided by a factor (grid-coarsen).
 /// The block size is changed first: a grid "cdiv(n, 256)" at 128 threads
@@ -71,9 +106,11 @@ struct LaunchChange {
   /// C = "G % R == 0 && B % D == 0 && B / D * R <= 1024" (G the grid's x),
   /// grid "C ? G / R : G", block "[C ? B / D : B, C ? R : 1]". Applied last.
   std::optional<int64_t> RowDivisor, BlockRows;
+  /// delinearize's 3-D grid (applied after BlockThreads, before the rest).
+  std::optional<Delinearized> Grid3;
   bool empty() const {
     return !BlockThreads && !GridDivisor && !BlockXDivisor && !BlockYDivisor &&
-           !BlockRows;
+           !BlockRows && !Grid3;
   }
 };
 
