@@ -515,7 +515,9 @@ void DelinearizePass::run(PassContext &PC) {
   // Wrapping a statement inside a replaced read cannot happen (reads are
   // expressions, wrapped statements whole top-level statements), but a
   // wrap and a read may start at one offset: the wrap goes first.
-  std::string Middle = render(Buf, *IdxE, *GB, {});
+  // The statements between the index and the guard stay where the index
+  // was declared (its line's indentation is kept for the first of them).
+  std::string Middle = Buf.slice(*IdxE, *GB).ltrim().str();
   std::string Cond =
       delinearizeCondition(Ap, Bp, Cp, Bx, By);
   std::string Text =
