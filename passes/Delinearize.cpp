@@ -171,41 +171,6 @@ struct IndexRead {
   const Expr *E = nullptr; ///< The whole read (`idx % A`, ...).
 };
 
-/// Changes something other than the thread's own locals.
-bool hasEffect(const Stmt *S, const SourceManager &SM) {
-  if (!S)
-    return false;
-  if (isa<PseudoObjectExpr>(S) && matchBuiltin(cast<Expr>(S)))
-    return false;
-  auto Own = [](const VarDecl *V) {
-    return V && V->isLocalVarDecl() && !V->isStaticLocal() &&
-           !V->hasAttr<CUDASharedAttr>() && !V->getType()->isReferenceType();
-  };
-  if (const auto *BO = dyn_cast<BinaryOperator>(S))
-    if (BO->isAssignmentOp() &&
-        !Own(lvalueVar(BO->getLHS(), /*ThroughLocalArrays=*/true)))
-      return true;
-  if (const auto *UO = dyn_cast<UnaryOperator>(S))
-    if (UO->isIncrementDecrementOp() &&
-        !Own(lvalueVar(UO->getSubExpr(), /*ThroughLocalArrays=*/true)))
-      return true;
-  if (const auto *CE = dyn_cast<CallExpr>(S)) {
-    StringRef Name = systemCalleeName(SM, CE);
-    if (Name.empty() || systemCallHasEffect(Name))
-      return true;
-  }
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
-    if (!CE->getConstructor()->isTrivial() &&
-        !isSystemFunction(SM, CE->getConstructor()))
-      return true;
-  if (isa<AsmStmt>(S) || isa<LambdaExpr>(S))
-    return true;
-  for (const Stmt *C : S->children())
-    if (hasEffect(C, SM))
-      return true;
-  return false;
-}
-
 /// Whether \p S reads any built-in index (threadIdx, blockIdx, blockDim,
 /// gridDim), here or in a user function it calls.
 bool readsAnyIndex(const Stmt *S, const SourceManager &SM, unsigned Depth = 0) {
@@ -339,7 +304,7 @@ void DelinearizePass::run(PassContext &PC) {
   for (size_t I = 0; I < GuardAt; ++I) {
     if (I == IdxAt)
       continue;
-    if (hasEffect(Top[I], SM) || readsAnyIndex(Top[I], SM))
+    if (hasNonLocalEffect(Top[I], SM) || readsAnyIndex(Top[I], SM))
       return PC.refused(Top[I]->getBeginLoc(),
                         "a statement before the guard has an effect or reads "
                         "a built-in index (the threads change)");
@@ -429,7 +394,7 @@ void DelinearizePass::run(PassContext &PC) {
       return PC.refused(S->getBeginLoc(),
                         "a return or goto after the guard (a thread past the "
                         "edge must run to the end)");
-    if (isa<DeclStmt>(S) && hasEffect(S, SM))
+    if (isa<DeclStmt>(S) && hasNonLocalEffect(S, SM))
       return PC.refused(S->getBeginLoc(),
                         "a declaration with an effect after the guard (it "
                         "cannot be made conditional)");
@@ -485,7 +450,7 @@ void DelinearizePass::run(PassContext &PC) {
   std::vector<Repl> Grid3Repl, Wrap;
   for (size_t I = GuardAt + 1; I < Top.size(); ++I) {
     const Stmt *S = Top[I];
-    if (isa<DeclStmt>(S) || !hasEffect(S, SM))
+    if (isa<DeclStmt>(S) || !hasNonLocalEffect(S, SM))
       continue;
     auto SB = Off(S->getBeginLoc()), SE = EndOff(S);
     if (!SB || !SE)

@@ -755,6 +755,42 @@ const Expr *writtenDim3(const Expr *G) {
   return G;
 }
 
+bool isOwnLocal(const VarDecl *V) {
+  return V && V->isLocalVarDecl() && !V->isStaticLocal() &&
+         !V->hasAttr<CUDASharedAttr>() && !V->getType()->isReferenceType();
+}
+
+bool hasNonLocalEffect(const Stmt *S, const SourceManager &SM) {
+  if (!S)
+    return false;
+  // threadIdx.y and the like call the built-in's accessor: no effect.
+  if (isa<PseudoObjectExpr>(S) && cudaidiom::matchBuiltin(cast<Expr>(S)))
+    return false;
+  if (const auto *BO = dyn_cast<BinaryOperator>(S))
+    if (BO->isAssignmentOp() &&
+        !isOwnLocal(lvalueVar(BO->getLHS(), /*ThroughLocalArrays=*/true)))
+      return true;
+  if (const auto *UO = dyn_cast<UnaryOperator>(S))
+    if (UO->isIncrementDecrementOp() &&
+        !isOwnLocal(lvalueVar(UO->getSubExpr(), /*ThroughLocalArrays=*/true)))
+      return true;
+  if (const auto *CE = dyn_cast<CallExpr>(S)) {
+    StringRef Name = systemCalleeName(SM, CE);
+    if (Name.empty() || systemCallHasEffect(Name))
+      return true;
+  }
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
+    if (!CE->getConstructor()->isTrivial() &&
+        !isSystemFunction(SM, CE->getConstructor()))
+      return true;
+  if (isa<LambdaExpr>(S) || isa<AsmStmt>(S))
+    return true;
+  for (const Stmt *C : S->children())
+    if (hasNonLocalEffect(C, SM))
+      return true;
+  return false;
+}
+
 bool systemCallHasEffect(StringRef Name) {
   return Name.starts_with("atomic") || Name.starts_with("__atomic") ||
          Name.starts_with("__nv_atomic") || Name.contains("printf") ||

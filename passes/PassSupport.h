@@ -191,6 +191,16 @@ bool launchArgsMayAlias(const clang::CUDAKernelCallExpr *E, unsigned I,
 const clang::VarDecl *lvalueVar(const clang::Expr *E,
                                 bool ThroughLocalArrays = false);
 
+/// A local of the thread itself: not __shared__, static, or a reference.
+bool isOwnLocal(const clang::VarDecl *V);
+
+/// Whether \p S changes something other than the thread's own locals (a
+/// store through a pointer, an atomic, a call of a user function or of a
+/// system function with an effect, a non-trivial constructor, inline asm,
+/// a lambda): what code that a thread runs on behalf of another, or
+/// speculatively, must not do.
+bool hasNonLocalEffect(const clang::Stmt *S, const clang::SourceManager &SM);
+
 /// Whether the system function \p Name has an effect beyond its result
 /// (atomics, stores with cache hints, printf, fences, traps, ...).
 bool systemCallHasEffect(llvm::StringRef Name);

@@ -64,12 +64,6 @@ using namespace cudaidiom;
 
 namespace {
 
-/// A local of the thread itself: not __shared__, static, or a reference.
-bool isOwnLocal(const VarDecl *V) {
-  return V && V->isLocalVarDecl() && !V->isStaticLocal() &&
-         !V->hasAttr<CUDASharedAttr>() && !V->getType()->isReferenceType();
-}
-
 /// Whether \p S may change \p V (an element of a local array included).
 bool modifies(const Stmt *S, const VarDecl *V) {
   if (!S)
@@ -174,35 +168,8 @@ private:
     }
     return false;
   }
-  /// Changes something other than the thread's own locals.
   bool hasEffect(const Stmt *S) const {
-    if (!S)
-      return false;
-    // threadIdx.y and the like call the built-in's accessor: no effect.
-    if (isa<PseudoObjectExpr>(S) && matchBuiltin(cast<Expr>(S)))
-      return false;
-    if (const auto *BO = dyn_cast<BinaryOperator>(S))
-      if (BO->isAssignmentOp() && !isOwnLocal(lvalueVar(BO->getLHS(), /*ThroughLocalArrays=*/true)))
-        return true;
-    if (const auto *UO = dyn_cast<UnaryOperator>(S))
-      if (UO->isIncrementDecrementOp() &&
-          !isOwnLocal(lvalueVar(UO->getSubExpr(), /*ThroughLocalArrays=*/true)))
-        return true;
-    if (const auto *CE = dyn_cast<CallExpr>(S)) {
-      StringRef Name = systemCalleeName(PC.sourceManager(), CE);
-      if (Name.empty() || systemCallHasEffect(Name))
-        return true;
-    }
-    if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
-      if (!CE->getConstructor()->isTrivial() &&
-          !isSystemFunction(PC.sourceManager(), CE->getConstructor()))
-        return true;
-    if (isa<LambdaExpr>(S))
-      return true;
-    for (const Stmt *C : S->children())
-      if (hasEffect(C))
-        return true;
-    return false;
+    return hasNonLocalEffect(S, PC.sourceManager());
   }
   bool uniform(const Stmt *S) const { return !tainted(S) && !hasEffect(S); }
   bool uniformDecl(const DeclStmt *DS) const {

@@ -59,6 +59,18 @@ const std::vector<PassTraits> &traits() {
        // y4 x4 0.30/1.35/1.37x; y2 x2 0.68/1.72/1.74x. Fewer threads starve
        // a small grid, so the default is y4 and the variants stay near it.
        {{{"thread-coarsen.y", "2"}}, {{"thread-coarsen.y", "8"}}}},
+      {"delinearize", 2, 1,
+       "a flat index split by divisions becomes a 3-D grid, so that "
+       "thread-coarsen can give each thread several output channels and "
+       "positions whose common loads are made once",
+       // H100, session 12 (conv1d, with thread-coarsen; small/kb/large):
+       // y4 x4 of 256 x 4 blocks 0.97/4.49/4.92x, y8 x2 of 128 x 8
+       // 0.93/3.59/4.49x, y4 x2 0.97/3.05/3.70x.
+       {{{"delinearize.x", "256"},
+         {"delinearize.y", "4"},
+         {"thread-coarsen.y", "4"},
+         {"thread-coarsen.x", "4"}},
+        {{"thread-coarsen.y", "8"}, {"thread-coarsen.x", "2"}}}},
       {"warp-reduce", 2, 2,
        "warp shuffles replace shared-memory tree steps and their barriers",
        {}},
@@ -110,7 +122,9 @@ int pipelineOrder(StringRef Name) {
   // (index32 cannot bound `r[astra_cy]`), so they run on the code before.
   // rows-per-block after the other launch changes (it wraps their launch in
   // its condition) and before launch-bounds, which must cover its blocks.
-  static const char *Order[] = {"restrict-const", "smem-transpose",
+  // delinearize right after restrict-const: the passes after it see the
+  // 3-D grid's coordinates (hoist, index32) and thread-coarsen its block.
+  static const char *Order[] = {"restrict-const", "delinearize", "smem-transpose",
                                 "grid-stride",    "warp-reduce",   "warp-scan",
                                 "hoist",          "vectorize",   "flat-vectorize", "ldg",
                                 "fast-math",      "unroll",      "index32",

@@ -326,6 +326,18 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
         Stage.push_back(Vec);
         ProbeOnTop(Stage, {Launch});
       }
+    // thread-coarsen needs a 2-D block: on a flat kernel it fires once
+    // delinearize has put the index on a 3-D grid.
+    if (Facts.ApplicablePasses.count("delinearize") &&
+        !Facts.ApplicablePasses.count("thread-coarsen") &&
+        is_contained(AllPassNames, "thread-coarsen")) {
+      std::vector<std::string> Stage;
+      auto It = Facts.Prerequisites.find("delinearize");
+      if (It != Facts.Prerequisites.end())
+        Stage = It->second;
+      Stage.push_back("delinearize");
+      ProbeOnTop(Stage, {"thread-coarsen"});
+    }
     if (auto KT = findKernelText(*Cmd, {}, KI->QualifiedName))
       Facts.Source = KT->Definition;
     else

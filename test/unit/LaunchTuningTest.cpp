@@ -301,4 +301,69 @@ TEST(LaunchTuningTest, RowsPerBlock) {
             std::string::npos);
 }
 
+
+TEST(LaunchTuningTest, SubstituteNamesReplacesWholeNames) {
+  std::map<std::string, std::string> M = {{"n", "(N)"}, {"len", "(L)"}};
+  EXPECT_EQ(substituteNames("((len - k) + 1) * n", M), "(((L) - k) + 1) * (N)");
+  // Longer names, names inside others and number suffixes stay.
+  EXPECT_EQ(substituteNames("nn + n1 + 1n + len_2", M), "nn + n1 + 1n + len_2");
+}
+
+TEST(LaunchTuningTest, Delinearized) {
+  // delinearize: x over A = len - k + 1, y over B = oc, z over C = batch,
+  // 128 x 8 blocks where that grid fits; else the flat grid over the same
+  // blocks. Checked by evaluating the changed launch, then with
+  // thread-coarsen's block division on top, and in the spec's text.
+  std::string Text = R"js({"version": 1, "kernels": {"conv": {
+    "shapes": {"s": {"B": 2, "OC": 8, "L": 512, "K": 3}},
+    "args": {"p": {"dtype": "f32", "count": "B * OC * (L - K + 1)", "role": "output"},
+             "batch": {"value": "B"}, "oc": {"value": "OC"},
+             "len": {"value": "L"}, "k": {"value": "K"}},
+    "launch": {"grid": "cdiv(B * OC * (L - K + 1), 256)", "block": 256},
+    "launch_tunable": true}}})js";
+  SpecFile S = load(Text);
+  LaunchChange C;
+  C.Grid3 = Delinearized{"((len - k) + 1)", "oc", "batch", 128, 8};
+  auto L = changedLaunch(*S.find("conv"), C);
+  ASSERT_TRUE(bool(L)) << toString(L.takeError());
+  auto Dims = [&](const LaunchSpec &LS, int64_t B, int64_t OC, int64_t Len) {
+    Env E{{"B", Value::ofInt(B)}, {"OC", Value::ofInt(OC)},
+          {"L", Value::ofInt(Len)}, {"K", Value::ofInt(3)}};
+    auto R = LS.resolve(E);
+    EXPECT_TRUE(bool(R));
+    if (!R) {
+      consumeError(R.takeError());
+      return std::string();
+    }
+    return std::to_string(R->Grid[0]) + "x" + std::to_string(R->Grid[1]) +
+           "x" + std::to_string(R->Grid[2]) + " " +
+           std::to_string(R->Block[0]) + "x" + std::to_string(R->Block[1]);
+  };
+  EXPECT_EQ(Dims(*L, 2, 8, 512), "4x1x2 128x8");      // cdiv(510, 128) = 4.
+  EXPECT_EQ(Dims(*L, 32, 128, 32768), "256x16x32 128x8");
+  // 65536 batches do not fit a grid's z: the flat grid covers the
+  // original's cdiv(T, 256) * 256 threads with 1024-thread blocks.
+  EXPECT_EQ(Dims(*L, 65536, 2, 4), "256x1x1 128x8");
+  C.BlockXDivisor = 2;
+  C.BlockYDivisor = 8;
+  auto L2 = changedLaunch(*S.find("conv"), C);
+  ASSERT_TRUE(bool(L2)) << toString(L2.takeError());
+  EXPECT_EQ(Dims(*L2, 2, 8, 512), "4x1x2 64x1");
+  auto New = retuneSpecText(Text, "t.astra.json", {"conv"}, C);
+  ASSERT_TRUE(bool(New)) << toString(New.takeError());
+  EXPECT_NE(New->find(R"js("block": ["64", "1", "1"])js"), std::string::npos)
+      << *New;
+  EXPECT_NE(New->find("? cdiv(((((L) - (K)) + 1)), 128) : cdiv((cdiv(B * OC * (L - K + 1), 256)) * 256, 1024)"),
+            std::string::npos)
+      << *New;
+  // A launch that is not the kernel's own is refused.
+  SpecFile Base = load(SpecText);
+  LaunchChange D;
+  D.Grid3 = Delinearized{"n", "n", "1", 128, 8};
+  auto NotOwn = changedLaunch(*Base.find("c"), D);
+  ASSERT_FALSE(bool(NotOwn));
+  EXPECT_NE(toString(NotOwn.takeError()).find("launch_tunable"),
+            std::string::npos);
+}
+
 } // namespace
