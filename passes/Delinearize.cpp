@@ -233,7 +233,7 @@ void DelinearizePass::run(PassContext &PC) {
   SourceLocation Loc = FD->getLocation();
 
   int64_t Bx = PC.options().intParam(name(), "x", 128);
-  int64_t By = PC.options().intParam(name(), "y", 8);
+  int64_t By = PC.options().intParam(name(), "y", 4);
   if (Bx < 32 || Bx % 32 || By < 1 || Bx * By > 1024)
     return PC.refused(Loc, "--pass-opt=delinearize.x=" + std::to_string(Bx) +
                                " and .y=" + std::to_string(By) +

@@ -8,7 +8,7 @@
 // in threads far apart, so what they load in common (conv1d's input row) is
 // loaded once per channel. This pass launches the kernel on a 3-D grid, x
 // over A, y over B and z over C, with Bx x By blocks (`delinearize.x`,
-// default 128; `delinearize.y`, default 8), so the coordinates are the
+// default 128; `delinearize.y`, default 4), so the coordinates are the
 // thread's own and thread-coarsen can then give each thread several
 // channels and positions whose loads the compiler shares. Threads past the
 // edge compute the nearest element (clamped coordinates) and do not store,

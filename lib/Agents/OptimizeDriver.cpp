@@ -284,6 +284,33 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
       RewriteRequest Again = Probe;
       Again.Passes = Retry;
       Again.Overlay = Enabled->Rewritten;
+      // An enabler that changed the launch (delinearize's 3-D grid): the
+      // passes probed on top see the spec's launch changed the same way, as
+      // they do inside one pipeline.
+      std::optional<SpecFile> FollowedSpecs;
+      std::optional<KernelSpec> FollowedSpec;
+      auto Follow = [&](KernelSpec &S) {
+        for (const auto &[K, L] : Enabled->LaunchEdits)
+          if (S.Kernel == K || StringRef(S.Kernel).starts_with(K + "<")) {
+            if (auto N = changedLaunch(S, L.change()))
+              S.Launch = std::move(*N);
+            else
+              consumeError(N.takeError());
+          }
+      };
+      if (!Enabled->LaunchEdits.empty()) {
+        if (Probe.Options.Specs) {
+          FollowedSpecs = *Probe.Options.Specs;
+          for (KernelSpec &S : FollowedSpecs->Kernels)
+            Follow(S);
+          Again.Options.Specs = &*FollowedSpecs;
+        }
+        if (Probe.Options.Spec) {
+          FollowedSpec = *Probe.Options.Spec;
+          Follow(*FollowedSpec);
+          Again.Options.Spec = &*FollowedSpec;
+        }
+      }
       auto Later = probePasses(Again);
       if (!Later) {
         consumeError(Later.takeError());

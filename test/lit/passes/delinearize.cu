@@ -10,10 +10,10 @@
 // RUN: FileCheck %s --check-prefix=SPEC < %t.dir/dl.cu.astra.json
 // SPEC: "conv": {
 // The parameters of A, B and C become the spec's values of the arguments.
-// SPEC: "launch": {"grid": ["(((((L) - (K)) + 1))) > 0 && ((OC)) > 0 && ((B)) > 0 && ((B)) <= 65535 && (((OC)) + 7) / 8 <= 65535 && ((((((L) - (K)) + 1))) + 127) / 128 <= 2147483647 ? cdiv((((((L) - (K)) + 1))), 128) : cdiv((cdiv(B * OC * (L - K + 1), 256)) * 256, 1024)",
-// SPEC-SAME: "block": ["128", "8", "1"]
+// SPEC: "launch": {"grid": ["(((((L) - (K)) + 1))) > 0 && ((OC)) > 0 && ((B)) > 0 && ((B)) <= 65535 && (((OC)) + 3) / 4 <= 65535 && ((((((L) - (K)) + 1))) + 127) / 128 <= 2147483647 ? cdiv((((((L) - (K)) + 1))), 128) : cdiv((cdiv(B * OC * (L - K + 1), 256)) * 256, 512)",
+// SPEC-SAME: "block": ["128", "4", "1"]
 // RUN: %clang-astra check-spec %t.dir/dl.cu -- -std=c++17 | FileCheck %s --check-prefix=CHECKSPEC
-// CHECKSPEC: launch: grid (1, 1, 2), block (128, 8, 1)
+// CHECKSPEC: launch: grid (1, 2, 2), block (128, 4, 1)
 // RUN: %nvptx-compile %t.dir/dl.cu | FileCheck %s --check-prefix=PTX
 // PTX: .visible .entry _Z4convPKfS0_Pfiiiii(
 // PTX: mov.u32 %r{{[0-9]+}}, %ctaid.z;
@@ -21,11 +21,11 @@
 // RUN: %clang-astra rewrite --passes=delinearize --explain %t.dir/dl.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
 // thread-coarsen after it: no early return is left, so the copy loop goes
 // inside the tap loop (each x load serves the 8 channels of a thread).
-// RUN: %clang-astra rewrite --passes=delinearize,thread-coarsen --pass-opt=thread-coarsen.y=8 --pass-opt=thread-coarsen.x=2 --kernel=conv %t.dir/dl.cu -- -std=c++17 | FileCheck %s --check-prefix=TC
+// RUN: %clang-astra rewrite --passes=delinearize,thread-coarsen --pass-opt=delinearize.y=8 --pass-opt=thread-coarsen.y=8 --pass-opt=thread-coarsen.x=2 --kernel=conv %t.dir/dl.cu -- -std=c++17 | FileCheck %s --check-prefix=TC
 // TC: {{^}}    for (int t = 0; t < k; ++t)
 // TC-NEXT: {{^ *}}{ _Pragma("unroll") for (int astra_cy = 0; astra_cy < 8; ++astra_cy) _Pragma("unroll") for (int astra_cx = 0; astra_cx < 2; ++astra_cx) { acc[astra_cy][astra_cx] += wr[astra_cy][astra_cx][t] * xr[astra_cy][astra_cx][t]; } }
 // RUN: %clang-astra rewrite --passes=delinearize --pass-opt=delinearize.x=100 --kernel=conv --explain %t.dir/dl.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=BADOPT
-// BADOPT: delinearize: not applied: --pass-opt=delinearize.x=100 and .y=8: x must be a multiple of 32 and x * y at most 1024
+// BADOPT: delinearize: not applied: --pass-opt=delinearize.x=100 and .y=4: x must be a multiple of 32 and x * y at most 1024
 
 #include <cstdint>
 #include <cuda_runtime.h>
@@ -36,7 +36,7 @@
 // CHECK-LABEL: __global__ void conv(
 // CHECK: {{^}}  const int out_len = len - k + 1;
 // CHECK-NEXT: {{^}}  const int64_t n = (int64_t)batch * oc * out_len;
-// CHECK-NEXT: {{^}}  if (((long long)((((len - k) + 1)))) > 0 && ((long long)(oc)) > 0 && ((long long)(batch)) > 0 && ((long long)(batch)) <= 65535 && (((long long)(oc)) + 7) / 8 <= 65535 && (((long long)((((len - k) + 1)))) + 127) / 128 <= 2147483647) {
+// CHECK-NEXT: {{^}}  if (((long long)((((len - k) + 1)))) > 0 && ((long long)(oc)) > 0 && ((long long)(batch)) > 0 && ((long long)(batch)) <= 65535 && (((long long)(oc)) + 3) / 4 <= 65535 && (((long long)((((len - k) + 1)))) + 127) / 128 <= 2147483647) {
 // CHECK-NEXT: {{^}}    const long long astra_x = (long long)blockIdx.x * blockDim.x + threadIdx.x;
 // CHECK-NEXT: {{^}}    const long long astra_y = (long long)blockIdx.y * blockDim.y + threadIdx.y;
 // CHECK-NEXT: {{^}}    const bool astra_valid = astra_x < ((long long)((((len - k) + 1)))) && astra_y < ((long long)(oc));
@@ -56,7 +56,7 @@
 // CHECK: {{^}}  if (astra_valid) { out[i] = acc; }
 // CHECK-NEXT: {{^}}  }
 // CHECK-NEXT: {{^}}}
-// EXPLAIN: dl.cu:[[@LINE+1]]:17: delinearize: fired: 3-D grid (x over (((len - k) + 1)), y over oc, z over batch) of 128 x 8 blocks at 1 launch site ({{.*}}dl.cu:{{[0-9]+}}:3), 3 coordinate reads replaced
+// EXPLAIN: dl.cu:[[@LINE+1]]:17: delinearize: fired: 3-D grid (x over (((len - k) + 1)), y over oc, z over batch) of 128 x 4 blocks at 1 launch site ({{.*}}dl.cu:{{[0-9]+}}:3), 3 coordinate reads replaced
 __global__ void conv(const float *x, const float *w, float *out, int batch,
                      int ic, int oc, int len, int k) {
   const int out_len = len - k + 1;
@@ -123,7 +123,7 @@ void launch(const float *x, const float *w, float *out, int *n, int batch,
             int ic, int oc, int len, int k, cudaStream_t s) {
   const int64_t total = (int64_t)batch * oc * (len - k + 1);
   conv<<<(total + 255) / 256, 256, 0, s>>>(x, w, out, batch, ic, oc, len, k);
-  // CHECK: {{^}}  conv<<<((((long long)((((((int)(len)) - ((int)(k))) + 1)))) > 0 && ((long long)(((int)(oc)))) > 0 && ((long long)(((int)(batch)))) > 0 && ((long long)(((int)(batch)))) <= 65535 && (((long long)(((int)(oc)))) + 7) / 8 <= 65535 && (((long long)((((((int)(len)) - ((int)(k))) + 1)))) + 127) / 128 <= 2147483647) ? dim3((((long long)((((((int)(len)) - ((int)(k))) + 1)))) + 127) / 128, (((long long)(((int)(oc)))) + 7) / 8, ((long long)(((int)(batch))))) : dim3(((long long)((total + 255) / 256) * 256 + 1023) / 1024)), dim3(128, 8), 0, s>>>(x, w, out, batch, ic, oc, len, k);
+  // CHECK: {{^}}  conv<<<((((long long)((((((int)(len)) - ((int)(k))) + 1)))) > 0 && ((long long)(((int)(oc)))) > 0 && ((long long)(((int)(batch)))) > 0 && ((long long)(((int)(batch)))) <= 65535 && (((long long)(((int)(oc)))) + 3) / 4 <= 65535 && (((long long)((((((int)(len)) - ((int)(k))) + 1)))) + 127) / 128 <= 2147483647) ? dim3((((long long)((((((int)(len)) - ((int)(k))) + 1)))) + 127) / 128, (((long long)(((int)(oc)))) + 3) / 4, ((long long)(((int)(batch))))) : dim3(((long long)((total + 255) / 256) * 256 + 511) / 512)), dim3(128, 4), 0, s>>>(x, w, out, batch, ic, oc, len, k);
   rows<<<(oc * len + 255) / 256, 256, 0, s>>>(out, oc, len);
   early<<<(batch * oc * len + 255) / 256, 256, 0, s>>>(out, batch, oc, len);
   counted<<<(batch * oc * len + 255) / 256, 256, 0, s>>>(out, n, batch, oc, len);
