@@ -199,6 +199,32 @@ bool readsAnyIndex(const Stmt *S, const SourceManager &SM, unsigned Depth = 0) {
   return false;
 }
 
+/// Whether \p S may read memory other than the thread's own locals: a
+/// dereference, a subscript of a pointer, `->`, a call of a user function.
+bool readsMemory(const Stmt *S, const SourceManager &SM) {
+  if (!S)
+    return false;
+  if (const auto *AS = dyn_cast<ArraySubscriptExpr>(S)) {
+    const Expr *Base = AS->getBase()->IgnoreParenImpCasts();
+    if (!Base->getType()->isArrayType() ||
+        !isOwnLocal(lvalueVar(Base, /*ThroughLocalArrays=*/true)))
+      return true;
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(S);
+      UO && UO->getOpcode() == UO_Deref)
+    return true;
+  if (const auto *ME = dyn_cast<MemberExpr>(S); ME && ME->isArrow())
+    return true;
+  if (const auto *CE = dyn_cast<CallExpr>(S))
+    if (!isa<PseudoObjectExpr>(S) && systemCalleeName(SM, CE).empty() &&
+        !matchBuiltin(CE))
+      return true;
+  for (const Stmt *C : S->children())
+    if (readsMemory(C, SM))
+      return true;
+  return false;
+}
+
 /// One replacement of file text by offset.
 struct Repl {
   unsigned Offset, Length;
@@ -402,6 +428,20 @@ void DelinearizePass::run(PassContext &PC) {
       return PC.refused(S->getBeginLoc(),
                         "a built-in index read after the guard other than "
                         "through the flat index");
+  }
+  // A thread past the edge skips the effects but runs the rest: after the
+  // first effect, what it still runs may not read memory (it could read
+  // what the element's own thread is writing, a race the original does
+  // not have; a loop bound read that way could run long).
+  bool Written = false;
+  for (size_t I = GuardAt + 1; I < Top.size(); ++I) {
+    const Stmt *S = Top[I];
+    bool Wrapped = !isa<DeclStmt>(S) && hasNonLocalEffect(S, SM);
+    if (Written && !Wrapped && readsMemory(S, SM))
+      return PC.refused(S->getBeginLoc(),
+                        "a read of memory after a store (a thread past the "
+                        "edge, which skips the store, would still read)");
+    Written |= Wrapped;
   }
 
   std::vector<const KernelSpec *> Specs = specsOf(PC.options(), K);

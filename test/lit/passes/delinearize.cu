@@ -110,6 +110,18 @@ __global__ void counted(float *out, int *n, int b, int h, int d) {
   out[i] = (float)(j + hh + slot);
 }
 
+// A read of memory after a store: a thread past the edge would still read.
+__global__ void reread(float *out, int b, int h, int d) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= b * h * d)
+    return;
+  out[i] = (float)(i % d + (i / d) % h);
+  // EXPLAIN: dl.cu:[[@LINE+1]]:3: delinearize: not applied: a read of memory after a store (a thread past the edge, which skips the store, would still read)
+  const float again = out[i];
+  if (again > 1.0f)
+    out[i] = again * 0.5f;
+}
+
 // The spec does not mark the launch as the kernel's own.
 // EXPLAIN: dl.cu:[[@LINE+1]]:17: delinearize: not applied: {{.*}}launch_tunable
 __global__ void fixed(float *out, int b, int h, int d) {
@@ -128,4 +140,5 @@ void launch(const float *x, const float *w, float *out, int *n, int batch,
   early<<<(batch * oc * len + 255) / 256, 256, 0, s>>>(out, batch, oc, len);
   counted<<<(batch * oc * len + 255) / 256, 256, 0, s>>>(out, n, batch, oc, len);
   fixed<<<(batch * oc * len + 255) / 256, 256, 0, s>>>(out, batch, oc, len);
+  reread<<<(batch * oc * len + 255) / 256, 256, 0, s>>>(out, batch, oc, len);
 }
