@@ -65,10 +65,14 @@ const std::vector<PassTraits> &traits() {
        "positions whose common loads are made once",
        // H100, session 12 (conv1d, with thread-coarsen; small/kb/large):
        // y4 x4 of 256 x 4 blocks 0.97/4.49/4.92x, y8 x2 of 128 x 8
-       // 0.93/3.59/4.49x. The default (128 x 4 blocks, thread-coarsen's
-       // y4: 128 x 1 blocks of 4 channels per thread; hand-written, call 3)
-       // 1.03/3.34/2.26x: the 5.5 us set wants many blocks of one row.
-       {{{"delinearize.x", "256"},
+       // 0.93/3.59/4.49x: the 5.5 us set wants blocks of one row. The
+       // default (128 x 4 blocks, thread-coarsen's y4: 128 x 1 blocks, 4
+       // channels per thread) 1.03/2.72/2.77x; 64 x 8 with y8
+       // 1.03/2.95/3.30x (call 5), tried first.
+       {{{"delinearize.x", "64"},
+         {"delinearize.y", "8"},
+         {"thread-coarsen.y", "8"}},
+        {{"delinearize.x", "256"},
          {"delinearize.y", "4"},
          {"thread-coarsen.y", "4"},
          {"thread-coarsen.x", "4"}},
