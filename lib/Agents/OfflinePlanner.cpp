@@ -65,13 +65,12 @@ const std::vector<PassTraits> &traits() {
        "positions whose common loads are made once",
        // H100, session 12 (conv1d, with thread-coarsen; small/kb/large):
        // y4 x4 of 256 x 4 blocks 0.97/4.49/4.92x, y8 x2 of 128 x 8
-       // 0.93/3.59/4.49x: the 5.5 us set wants blocks of one row. The
-       // default (128 x 4 blocks, thread-coarsen's y4: 128 x 1 blocks, 4
-       // channels per thread) 1.03/2.72/2.77x; 64 x 8 with y8
-       // 1.03/2.95/3.30x (call 5), tried first.
-       {{{"delinearize.x", "64"},
-         {"delinearize.y", "8"},
-         {"thread-coarsen.y", "8"}},
+       // 0.93/3.59/4.49x: the 5.5 us set wants blocks of one row. 64 x 8
+       // with y8 (what Add gives a plan with both passes) 1.03/2.95/3.30x,
+       // the pass's defaults (128 x 4, y4) 1.03/2.72/2.77x (call 5).
+       {{{"delinearize.x", "128"},
+         {"delinearize.y", "4"},
+         {"thread-coarsen.y", "4"}},
         {{"delinearize.x", "256"},
          {"delinearize.y", "4"},
          {"thread-coarsen.y", "4"},
@@ -209,6 +208,16 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
     return S.TriedLabels.count(Key) || Proposed.count(Key);
   };
   auto Add = [&](Plan P) {
+    // delinearize's blocks are chosen for thread-coarsen to fold their
+    // rows into each thread (blocks of one row: what small grids want),
+    // so a plan with both gets delinearize's preferred shape and
+    // thread-coarsen's y equal to its rows, unless a variant says otherwise.
+    if (is_contained(P.Passes, "delinearize") &&
+        is_contained(P.Passes, "thread-coarsen")) {
+      P.Params.emplace("delinearize.x", "64");
+      P.Params.emplace("delinearize.y", "8");
+      P.Params.emplace("thread-coarsen.y", P.Params["delinearize.y"]);
+    }
     if (Plans.size() >= MaxPlans || P.Passes.empty() || Tried(P))
       return;
     Proposed.insert(P.ParentId + ":" + P.label());

@@ -585,6 +585,51 @@ TEST(OfflinePlanner, PutsRowsPerBlockBeforeLaunchBoundsAndVariesTheRows) {
       "restrict-const+vectorize+rows-per-block(rows-per-block.rows=16)"));
 }
 
+TEST(OfflinePlanner, DelinearizeThenThreadCoarsenFoldsTheBlocksRows) {
+  // conv1d: thread-coarsen applies once delinearize has made the grid 3-D;
+  // the two go right after restrict-const and late respectively, and a plan
+  // with both gets 64 x 8 blocks whose 8 rows each thread takes (blocks of
+  // one row: H100, session 12, call 5); a variant's shape is kept.
+  KernelFacts F;
+  F.ApplicablePasses = {{"restrict-const", {}}, {"delinearize", {}},
+                        {"thread-coarsen", {}}, {"index32", {}}};
+  F.Prerequisites = {{"thread-coarsen", {"delinearize"}}};
+  F.ArithmeticIntensity = 150;
+  Evaluation Base;
+  PlanningState St;
+  St.Facts = &F;
+  St.Round = 1;
+  St.Baseline = &Base;
+  OfflinePlanner P;
+  std::vector<Plan> Plans = P.propose(St, 20);
+  ASSERT_FALSE(Plans.empty());
+  EXPECT_EQ(Plans[0].label(),
+            "restrict-const+delinearize+index32+thread-coarsen"
+            "(delinearize.x=64,delinearize.y=8,thread-coarsen.y=8)");
+  std::vector<std::string> Labels;
+  for (const Plan &Pl : Plans)
+    Labels.push_back(Pl.label());
+  // delinearize alone keeps its own defaults.
+  EXPECT_TRUE(is_contained(Labels, "delinearize"));
+
+  Evaluation Good = twiceAsFast();
+  Candidate Best;
+  Best.Id = "r1c1";
+  Best.Origin = "passes";
+  Best.Lineage = {"restrict-const", "delinearize", "thread-coarsen"};
+  Best.Params = {{"delinearize.x", "64"},
+                 {"delinearize.y", "8"},
+                 {"thread-coarsen.y", "8"}};
+  St.Round = 2;
+  St.Beam = {{&Best, &Good}};
+  Labels.clear();
+  for (const Plan &Pl : P.propose(St, 40))
+    Labels.push_back(Pl.label());
+  EXPECT_TRUE(is_contained(
+      Labels, "restrict-const+delinearize+thread-coarsen(delinearize.x=256,"
+              "delinearize.y=4,thread-coarsen.x=4,thread-coarsen.y=4)"));
+}
+
 TEST(OfflinePlanner, VariesTheBestRankedPassFirst) {
   // sgemm-like: compute-bound, its pipeline has unroll (variants 4, 8)
   // before thread-coarsen in the canonical order; with two candidates per
