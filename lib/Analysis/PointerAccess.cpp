@@ -1,6 +1,7 @@
 //===- PointerAccess.cpp --------------------------------------------------===//
 #include "astra/Analysis/PointerAccess.h"
 
+#include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -94,6 +95,31 @@ void directBases(const Expr *E, VarSet &Out) {
       directBases(A, Out);
     return;
   }
+}
+
+/// The thread's own local array whose element \p E names (`a[i][j]` with
+/// `a` a local array, every level an array, not a pointer); null otherwise.
+/// Storing into it writes no buffer (thread-coarsen keeps one pointer per
+/// copy in such arrays: `const float *xr[4];`).
+const VarDecl *localArrayElement(const Expr *E) {
+  E = E->IgnoreParenImpCasts();
+  const auto *ASE = dyn_cast<ArraySubscriptExpr>(E);
+  if (!ASE)
+    return nullptr;
+  while (ASE) {
+    const Expr *Base = ASE->getBase()->IgnoreParenImpCasts();
+    if (!Base->getType()->isArrayType())
+      return nullptr;
+    if (const auto *DRE = dyn_cast<DeclRefExpr>(Base)) {
+      const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+      if (V && V->isLocalVarDecl() && !V->isStaticLocal() &&
+          !V->hasAttr<CUDASharedAttr>())
+        return V;
+      return nullptr;
+    }
+    ASE = dyn_cast<ArraySubscriptExpr>(Base);
+  }
+  return nullptr;
 }
 
 /// The memory an lvalue names: the pointer expressions it dereferences.
@@ -236,6 +262,11 @@ public:
 
   bool VisitBinaryOperator(BinaryOperator *BO) {
     if (BO->isAssignmentOp()) {
+      // A pointer stored into a local array of pointers is tracked like a
+      // pointer local (AliasCollector); nothing in memory is written.
+      if (BO->getRHS()->getType()->isPointerType() &&
+          localArrayElement(BO->getLHS()))
+        return true;
       VarSet B;
       lvalueBases(BO->getLHS(), B);
       markWritten(B, BO->getOperatorLoc(), "assigned");
@@ -408,9 +439,13 @@ public:
       if (!BO->isAssignmentOp())
         return true;
       if (auto *DRE =
-              dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParenImpCasts()))
+              dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParenImpCasts())) {
         if (auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
           add(V, BO->getRHS());
+      } else if (BO->getRHS()->getType()->isPointerType()) {
+        if (const VarDecl *V = localArrayElement(BO->getLHS()))
+          add(V, BO->getRHS());
+      }
       return true;
     }
 
