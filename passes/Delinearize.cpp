@@ -565,8 +565,20 @@ void DelinearizePass::run(PassContext &PC) {
       return PC.refused(At, "the launch's block is not a 1-D compile-time "
                             "constant");
     const Expr *G = writtenDim3(Config->getArg(0));
-    if (!G->getType()->isIntegerType() || G->HasSideEffects(Ctx))
-      return PC.refused(At, "the launch's grid is not a 1-D integer without "
+    auto GD = readDim(PC, Config->getArg(0));
+    // The written value, or a dim3's arguments, must be free of effects (a
+    // dim3's constructor itself is not one).
+    const Expr *GW = G->IgnoreParens();
+    if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(GW))
+      GW = FC->getSubExpr()->IgnoreImplicit();
+    bool GEffects = GW->HasSideEffects(Ctx);
+    if (const auto *CE = dyn_cast<CXXConstructExpr>(GW))
+      GEffects = llvm::any_of(CE->arguments(), [&](const Expr *X) {
+        return X->HasSideEffects(Ctx);
+      });
+    if (!GD || !GD->OneDim || GEffects)
+      return PC.refused(At, "the launch's grid is not 1-D (an integer, "
+                            "`dim3(x)` or a dim3 local of one size) without "
                             "side effects");
     std::map<std::string, std::string> Subst;
     for (unsigned I = 0; I < FD->getNumParams() && I < L->getNumArgs(); ++I) {
@@ -587,7 +599,7 @@ void DelinearizePass::run(PassContext &PC) {
     std::string NewGrid =
         "((" + LCond + ") ? dim3((" + AL + " + " + std::to_string(Bx - 1) +
         ") / " + X + ", (" + BL + " + " + std::to_string(By - 1) + ") / " + Y +
-        ", " + CL + ") : dim3(((long long)(" + PC.text(G->getSourceRange()) +
+        ", " + CL + ") : dim3(((long long)(" + GD->X +
         ") * " + std::to_string((*BD)[0]) + " + " +
         std::to_string(Bx * By - 1) + ") / " + XY + "))";
     auto GEd = makeTokenEdit(PC, G->getSourceRange(), NewGrid);

@@ -219,6 +219,19 @@ bool mayModify(const clang::Stmt *S, const clang::VarDecl *V);
 /// the implicit conversion to dim3 (an integer), or the dim3 itself.
 const clang::Expr *writtenDim3(const clang::Expr *G);
 
+/// A launch argument (grid or block) as text pieces: the value of its x and
+/// the whole argument.
+struct LaunchDim {
+  std::string X;    ///< An expression for the x size.
+  std::string Rest; ///< ", y, z" of a dim3, or empty for an integer.
+  bool IsInt = false;
+  bool OneDim = false; ///< y and z are known to be 1.
+};
+
+/// Reads a launch argument: an integer, `dim3(x[, y[, z]])`, or a dim3 local
+/// (never changed after its initialization); nullopt otherwise.
+std::optional<LaunchDim> readDim(const PassContext &PC, const clang::Expr *Arg);
+
 /// Evaluates an integer expression: a constant, or a local variable
 /// initialized once and never changed whose initializer evaluates.
 std::optional<int64_t> evalLaunchValue(const clang::Expr *E,

@@ -314,63 +314,6 @@ private:
   std::string Why;
 };
 
-/// A launch argument (grid or block) as text pieces: the value of its x and
-/// the whole argument.
-struct LaunchDim {
-  std::string X;    ///< An expression for the x size.
-  std::string Rest; ///< ", y, z" of a dim3, or empty for an integer.
-  bool IsInt = false;
-  bool OneDim = false; ///< y and z are known to be 1.
-};
-
-/// Reads a launch argument: an integer, `dim3(x[, y[, z]])`, or a dim3 local
-/// (never changed after its initialization); nullopt otherwise.
-std::optional<LaunchDim> readDim(const PassContext &PC, const Expr *Arg) {
-  const Expr *G = writtenDim3(Arg);
-  LaunchDim D;
-  if (G->getType()->isIntegerType()) {
-    D.X = PC.text(G->getSourceRange());
-    D.IsInt = D.OneDim = true;
-    return D;
-  }
-  auto FromConstruct = [&](const CXXConstructExpr *CE,
-                           std::string Name) -> std::optional<LaunchDim> {
-    unsigned Explicit = 0;
-    for (unsigned I = 0; I < CE->getNumArgs(); ++I)
-      if (!isa<CXXDefaultArgExpr>(CE->getArg(I)))
-        Explicit = I + 1;
-    if (Explicit == 0)
-      return std::nullopt;
-    if (!Name.empty()) {
-      D.X = Name + ".x";
-      D.Rest = ", " + Name + ".y, " + Name + ".z";
-    } else {
-      D.X = PC.text(CE->getArg(0)->getSourceRange());
-      for (unsigned I = 1; I < 3; ++I)
-        D.Rest += ", " + (I < Explicit
-                              ? PC.text(CE->getArg(I)->getSourceRange())
-                              : std::string("1"));
-    }
-    D.OneDim = Explicit == 1;
-    return D;
-  };
-  const Expr *S = G->IgnoreParens();
-  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(S))
-    S = FC->getSubExpr()->IgnoreImplicit();
-  if (const auto *CE = dyn_cast<CXXConstructExpr>(S))
-    if (CE->getNumArgs() >= 1)
-      return FromConstruct(CE, "");
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
-      if (const auto *Host = dyn_cast<FunctionDecl>(V->getDeclContext());
-          Host && V->isLocalVarDecl() && V->getInit() && Host->getBody() &&
-          !mayModify(Host->getBody(), V))
-        if (const auto *CE =
-                dyn_cast<CXXConstructExpr>(V->getInit()->IgnoreImplicit()))
-          return FromConstruct(CE, V->getName().str());
-  return std::nullopt;
-}
-
 } // namespace
 
 void RowsPerBlockPass::run(PassContext &PC) {

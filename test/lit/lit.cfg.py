@@ -37,6 +37,12 @@ config.substitutions.append((
     "%nvptx-compile",
     f"{config.clang} -x cuda --cuda-device-only --cuda-gpu-arch=sm_90 "
     f"--cuda-path={cuda_path} -Wno-unknown-cuda-version -O3 -S -o -"))
+# Checks host and device code of a .cu file (launch sites a pass edits are
+# host code, which %nvptx-compile does not see).
+config.substitutions.append((
+    "%cuda-syntax-check",
+    f"{config.clang} -x cuda --cuda-gpu-arch=sm_90 --cuda-path={cuda_path} "
+    f"-Wno-unknown-cuda-version -std=c++17 -fsyntax-only"))
 config.substitutions.append(("%python", "python3"))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 

@@ -14,6 +14,8 @@
 // SPEC-SAME: "block": ["128", "4", "1"]
 // RUN: %clang-astra check-spec %t.dir/dl.cu -- -std=c++17 | FileCheck %s --check-prefix=CHECKSPEC
 // CHECKSPEC: launch: grid (1, 2, 2), block (128, 4, 1)
+// The edited launch sites are host code: they must compile too.
+// RUN: %cuda-syntax-check %t.dir/dl.cu
 // RUN: %nvptx-compile %t.dir/dl.cu | FileCheck %s --check-prefix=PTX
 // PTX: .visible .entry _Z4convPKfS0_Pfiiiii(
 // PTX: mov.u32 %r{{[0-9]+}}, %ctaid.z;
@@ -75,6 +77,18 @@ __global__ void conv(const float *x, const float *w, float *out, int batch,
       acc += wr[t] * xr[t];
   }
   out[i] = acc;
+}
+
+// Only the middle coordinate is read; launched with a dim3 local and with
+// `dim3(...)`: the flat grid's size is read from them.
+// EXPLAIN: dl.cu:[[@LINE+1]]:17: delinearize: fired: 3-D grid (x over d, y over h, z over b) of 128 x 4 blocks at 2 launch sites
+__global__ void bias3(const float *x, const float *bias, float *out, int b,
+                      int h, int d) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= b * h * d)
+    return;
+  const int hh = (i / d) % h;
+  out[i] = x[i] + bias[hh];
 }
 
 // Split in two only: refused (a third coordinate is what gives the grid
@@ -141,4 +155,9 @@ void launch(const float *x, const float *w, float *out, int *n, int batch,
   counted<<<(batch * oc * len + 255) / 256, 256, 0, s>>>(out, n, batch, oc, len);
   fixed<<<(batch * oc * len + 255) / 256, 256, 0, s>>>(out, batch, oc, len);
   reread<<<(batch * oc * len + 255) / 256, 256, 0, s>>>(out, batch, oc, len);
+  const dim3 grid((batch * oc * len + 255) / 256);
+  bias3<<<grid, 256, 0, s>>>(x, w, out, batch, oc, len);
+  // CHECK: {{^}}  bias3<<<({{.*}} ? dim3({{.*}}) : dim3(((long long)(grid.x) * 256 + 511) / 512)), dim3(128, 4), 0, s>>>(x, w, out, batch, oc, len);
+  bias3<<<dim3((batch * oc * len + 255) / 256), dim3(256), 0, s>>>(x, w, out, batch, oc, len);
+  // CHECK: {{^}}  bias3<<<({{.*}} ? dim3({{.*}}) : dim3(((long long)((batch * oc * len + 255) / 256) * 256 + 511) / 512)), dim3(128, 4), 0, s>>>(x, w, out, batch, oc, len);
 }
