@@ -413,6 +413,12 @@ void DelinearizePass::run(PassContext &PC) {
     Cz += (Cz.empty() ? "" : " * ") + F;
 
   // The rest: no return, no effect in a declaration, no built-in index.
+  // A thread past the edge skips the statements with an effect (Wrapped)
+  // but runs the others: after the first effect, those may not read memory
+  // (it could read what the element's own thread is writing, a race the
+  // original does not have; a loop bound read that way could run long).
+  std::vector<bool> Wrapped(Top.size(), false);
+  bool Written = false;
   for (size_t I = GuardAt + 1; I < Top.size(); ++I) {
     const Stmt *S = Top[I];
     if (findEarlyExit(S, /*ContinueExits=*/false) ||
@@ -428,20 +434,12 @@ void DelinearizePass::run(PassContext &PC) {
       return PC.refused(S->getBeginLoc(),
                         "a built-in index read after the guard other than "
                         "through the flat index");
-  }
-  // A thread past the edge skips the effects but runs the rest: after the
-  // first effect, what it still runs may not read memory (it could read
-  // what the element's own thread is writing, a race the original does
-  // not have; a loop bound read that way could run long).
-  bool Written = false;
-  for (size_t I = GuardAt + 1; I < Top.size(); ++I) {
-    const Stmt *S = Top[I];
-    bool Wrapped = !isa<DeclStmt>(S) && hasNonLocalEffect(S, SM);
-    if (Written && !Wrapped && readsMemory(S, SM))
+    Wrapped[I] = !isa<DeclStmt>(S) && hasNonLocalEffect(S, SM);
+    if (Written && !Wrapped[I] && readsMemory(S, SM))
       return PC.refused(S->getBeginLoc(),
                         "a read of memory after a store (a thread past the "
                         "edge, which skips the store, would still read)");
-    Written |= Wrapped;
+    Written = Written || Wrapped[I];
   }
 
   std::vector<const KernelSpec *> Specs = specsOf(PC.options(), K);
@@ -471,9 +469,9 @@ void DelinearizePass::run(PassContext &PC) {
                                           PC.langOpts()));
   };
   auto IdxB = Off(Top[IdxAt]->getBeginLoc()), IdxE = EndOff(Top[IdxAt]);
-  auto GB = Off(Top[GuardAt]->getBeginLoc()), GE = EndOff(Top[GuardAt]);
+  auto GB = Off(Top[GuardAt]->getBeginLoc());
   auto RB = Off(Top[GuardAt + 1]->getBeginLoc()), RE = EndOff(Top.back());
-  if (!IdxB || !IdxE || !GB || !GE || !RB || !RE)
+  if (!IdxB || !IdxE || !GB || !RB || !RE)
     return PC.refused(Loc, "the kernel's statements are not editable file "
                            "text (a macro?)");
   FileID File = SM.getFileID(SM.getFileLoc(FD->getLocation()));
@@ -487,10 +485,13 @@ void DelinearizePass::run(PassContext &PC) {
               Cp = "((long long)(" + Cz + "))";
   std::string NT = PC.text(Bound->getSourceRange());
 
+  // Both branches run the rest with its effects under astra_valid; the 3-D
+  // branch also reads the coordinates where the code divided idx. A wrap
+  // and a read may start at one offset (render puts the insertion first).
   std::vector<Repl> Grid3Repl, Wrap;
   for (size_t I = GuardAt + 1; I < Top.size(); ++I) {
     const Stmt *S = Top[I];
-    if (isa<DeclStmt>(S) || !hasNonLocalEffect(S, SM))
+    if (!Wrapped[I])
       continue;
     auto SB = Off(S->getBeginLoc()), SE = EndOff(S);
     if (!SB || !SE)
@@ -517,14 +518,10 @@ void DelinearizePass::run(PassContext &PC) {
     Grid3Repl.push_back({*EB, *EE - *EB, "((" + T + ")" + V + ")"});
     ++Coords;
   }
-  // Wrapping a statement inside a replaced read cannot happen (reads are
-  // expressions, wrapped statements whole top-level statements), but a
-  // wrap and a read may start at one offset: the wrap goes first.
   // The statements between the index and the guard stay where the index
   // was declared (its line's indentation is kept for the first of them).
   std::string Middle = Buf.slice(*IdxE, *GB).ltrim().str();
-  std::string Cond =
-      delinearizeCondition(Ap, Bp, Cp, Bx, By);
+  std::string Cond = delinearizeCondition(Ap, Bp, Cp, Bx, By);
   std::string Text =
       Middle + "if (" + Cond + ") {\n" +
       "    const long long astra_x = (long long)blockIdx.x * blockDim.x + "
@@ -566,17 +563,7 @@ void DelinearizePass::run(PassContext &PC) {
                             "constant");
     const Expr *G = writtenDim3(Config->getArg(0));
     auto GD = readDim(PC, Config->getArg(0));
-    // The written value, or a dim3's arguments, must be free of effects (a
-    // dim3's constructor itself is not one).
-    const Expr *GW = G->IgnoreParens();
-    if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(GW))
-      GW = FC->getSubExpr()->IgnoreImplicit();
-    bool GEffects = GW->HasSideEffects(Ctx);
-    if (const auto *CE = dyn_cast<CXXConstructExpr>(GW))
-      GEffects = llvm::any_of(CE->arguments(), [&](const Expr *X) {
-        return X->HasSideEffects(Ctx);
-      });
-    if (!GD || !GD->OneDim || GEffects)
+    if (!GD || !GD->OneDim || launchDimHasSideEffects(Config->getArg(0), Ctx))
       return PC.refused(At, "the launch's grid is not 1-D (an integer, "
                             "`dim3(x)` or a dim3 local of one size) without "
                             "side effects");

@@ -802,6 +802,17 @@ std::optional<LaunchDim> readDim(const PassContext &PC, const Expr *Arg) {
 }
 
 
+bool launchDimHasSideEffects(const Expr *Arg, const ASTContext &Ctx) {
+  const Expr *W = writtenDim3(Arg)->IgnoreParens();
+  if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(W))
+    W = FC->getSubExpr()->IgnoreImplicit();
+  if (const auto *CE = dyn_cast<CXXConstructExpr>(W))
+    return llvm::any_of(CE->arguments(), [&](const Expr *X) {
+      return X->HasSideEffects(Ctx);
+    });
+  return W->HasSideEffects(Ctx);
+}
+
 bool isOwnLocal(const VarDecl *V) {
   return V && V->isLocalVarDecl() && !V->isStaticLocal() &&
          !V->hasAttr<CUDASharedAttr>() && !V->getType()->isReferenceType();

@@ -232,6 +232,12 @@ struct LaunchDim {
 /// (never changed after its initialization); nullopt otherwise.
 std::optional<LaunchDim> readDim(const PassContext &PC, const clang::Expr *Arg);
 
+/// Whether a launch's grid or block argument \p Arg has side effects: its
+/// written value, or a dim3's arguments (a dim3's constructor itself is
+/// not one). Passes that write the argument into a condition read it twice.
+bool launchDimHasSideEffects(const clang::Expr *Arg,
+                             const clang::ASTContext &Ctx);
+
 /// Evaluates an integer expression: a constant, or a local variable
 /// initialized once and never changed whose initializer evaluates.
 std::optional<int64_t> evalLaunchValue(const clang::Expr *E,

@@ -443,19 +443,8 @@ void RowsPerBlockPass::run(PassContext &PC) {
     if (!B->OneDim)
       return PC.refused(At, "the launch's block is not 1-D: the kernel must "
                             "be launched with block y = z = 1");
-    // The written value, or a dim3's arguments, must be free of effects
-    // (a dim3's constructor itself is not one).
-    auto Effects = [&](const Expr *Arg) {
-      const Expr *W = writtenDim3(Arg)->IgnoreParens();
-      if (const auto *FC = dyn_cast<CXXFunctionalCastExpr>(W))
-        W = FC->getSubExpr()->IgnoreImplicit();
-      if (const auto *CE = dyn_cast<CXXConstructExpr>(W))
-        return llvm::any_of(CE->arguments(), [&](const Expr *X) {
-          return X->HasSideEffects(Ctx);
-        });
-      return W->HasSideEffects(Ctx);
-    };
-    if (Effects(GArg) || Effects(BArg))
+    if (launchDimHasSideEffects(GArg, Ctx) ||
+        launchDimHasSideEffects(BArg, Ctx))
       return PC.refused(At, "the launch's grid or block has side effects "
                             "(the new launch reads the grid twice)");
     std::string GText = PC.text(writtenDim3(GArg)->getSourceRange());

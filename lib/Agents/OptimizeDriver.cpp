@@ -291,12 +291,8 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
       std::optional<KernelSpec> FollowedSpec;
       auto Follow = [&](KernelSpec &S) {
         for (const auto &[K, L] : Enabled->LaunchEdits)
-          if (S.Kernel == K || StringRef(S.Kernel).starts_with(K + "<")) {
-            if (auto N = changedLaunch(S, L.change()))
-              S.Launch = std::move(*N);
-            else
-              consumeError(N.takeError());
-          }
+          if (describesKernel(S, K))
+            followLaunchChange(S, L.change());
       };
       if (!Enabled->LaunchEdits.empty()) {
         if (Probe.Options.Specs) {

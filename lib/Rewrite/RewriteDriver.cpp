@@ -247,24 +247,12 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
     Result.Applied.push_back(P.name().str());
     for (auto &[Kernel, L] : Launches.LaunchEdits) {
       LaunchChange Change = L.change();
-      auto Follow = [&](KernelSpec &S) {
-        // The pass checked that its change applies; if it does not, later
-        // passes keep the spec's launch (launch-bounds stays conservative).
-        if (auto N = changedLaunch(S, Change))
-          S.Launch = std::move(*N);
-        else
-          consumeError(N.takeError());
-      };
-      auto Describes = [&](const KernelSpec &S) {
-        return S.Kernel == Kernel ||
-               StringRef(S.Kernel).starts_with(Kernel + "<");
-      };
-      if (CurSpec && (Describes(*CurSpec) || !CurSpecs))
-        Follow(*CurSpec);
+      if (CurSpec && (describesKernel(*CurSpec, Kernel) || !CurSpecs))
+        followLaunchChange(*CurSpec, Change);
       if (CurSpecs)
         for (KernelSpec &S : CurSpecs->Kernels)
-          if (Describes(S))
-            Follow(S);
+          if (describesKernel(S, Kernel))
+            followLaunchChange(S, Change);
       RewriteResult::LaunchEdit &To = Result.LaunchEdits[Kernel];
       if (L.BlockThreads)
         To.BlockThreads = L.BlockThreads;

@@ -288,12 +288,11 @@ Expected<LaunchSpec> delinearizeLaunch(const KernelSpec &K, const LaunchSpec &L,
   auto GY = SpecExpr::parse(Cond + "cdiv(" + B + ", " + Y + ") : 1");
   auto GZ = SpecExpr::parse(Cond + C + " : 1");
   if (!GX || !GY || !GZ) {
-    std::string Why = !GX ? toString(GX.takeError())
-                          : !GY ? toString(GY.takeError())
-                                : toString(GZ.takeError());
-    if (GX)
-      consumeError(GY ? GZ.takeError() : GY.takeError());
-    return Fail("the delinearized grid does not parse: " + Why);
+    consumeError(GX.takeError());
+    consumeError(GY.takeError());
+    consumeError(GZ.takeError());
+    return Fail("the delinearized grid does not parse (its extents are not "
+                "spec expressions)");
   }
   Out.Grid[0] = std::move(*GX);
   Out.Grid[1] = std::move(*GY);
@@ -302,6 +301,17 @@ Expected<LaunchSpec> delinearizeLaunch(const KernelSpec &K, const LaunchSpec &L,
   Out.Block[1] = SpecExpr::constant(D.By);
   Out.Block[2] = SpecExpr::constant(1);
   return Out;
+}
+
+bool describesKernel(const KernelSpec &S, StringRef Kernel) {
+  return S.Kernel == Kernel || StringRef(S.Kernel).starts_with(Kernel.str() + "<");
+}
+
+void followLaunchChange(KernelSpec &S, const LaunchChange &C) {
+  if (auto N = changedLaunch(S, C))
+    S.Launch = std::move(*N);
+  else
+    consumeError(N.takeError());
 }
 
 Expected<LaunchSpec> changedLaunch(const KernelSpec &K, const LaunchChange &C) {

@@ -135,6 +135,16 @@ llvm::Expected<LaunchSpec> divideBlock(const LaunchSpec &L, unsigned Dim,
 llvm::Expected<LaunchSpec> changedLaunch(const KernelSpec &K,
                                          const LaunchChange &C);
 
+/// Whether \p S describes kernel \p Kernel (qualified name) or one of its
+/// instantiations ("scale<float>").
+bool describesKernel(const KernelSpec &S, llvm::StringRef Kernel);
+
+/// \p S's launch changed by \p C, as the code of a rewrite launches it, for
+/// the passes after the one that changed it. A change that does not apply
+/// leaves the launch (the pass checked it applies; launch-bounds stays
+/// conservative).
+void followLaunchChange(KernelSpec &S, const LaunchChange &C);
+
 /// The text of spec file \p Path (contents \p Text) with the launch of each
 /// entry in \p Kernels changed by \p C. Only the launch objects' values
 /// change (comments and formatting stay); the result is parsed again and
