@@ -24,6 +24,7 @@
 #include "ThreadCoarsen.h"
 #include "RowsPerBlock.h"
 #include "Delinearize.h"
+#include "ShapeSplit.h"
 
 namespace astra {
 
@@ -53,6 +54,7 @@ const std::vector<PassInfo> &allPasses() {
       info<ThreadCoarsenPass>(),
       info<RowsPerBlockPass>(),
       info<DelinearizePass>(),
+      info<ShapeSplitPass>(),
   };
   return Passes;
 }

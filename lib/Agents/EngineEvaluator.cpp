@@ -51,8 +51,10 @@ EngineEvaluator::entriesFor(const FileOverlay &Files) const {
 Expected<std::vector<KernelImage>> EngineEvaluator::images(const Candidate &C) {
   if (C.isBaseline() && Baseline)
     return *Baseline;
+  // The baseline's code is BaseFiles (empty: the files on disk).
+  const FileOverlay &Files = C.isBaseline() ? BaseFiles : C.Files;
   CompileOptions CO;
-  CO.Overlay = C.Files;
+  CO.Overlay = Files;
   CO.UseCache = Opts.UseCache;
   std::string Diags;
   raw_string_ostream DOS(Diags);
@@ -60,7 +62,7 @@ Expected<std::vector<KernelImage>> EngineEvaluator::images(const Candidate &C) {
   auto Ptx = compileToPtx(TC, Command, CO);
   if (!Ptx)
     return Ptx.takeError();
-  auto Entries = entriesFor(C.Files);
+  auto Entries = entriesFor(Files);
   if (!Entries)
     return Entries.takeError();
   std::vector<KernelImage> Out;

@@ -8,6 +8,7 @@
 #include "astra/Rewrite/RewriteDriver.h"
 #include "astra/Agents/ResultCache.h"
 #include "astra/Spec/LaunchTuning.h"
+#include "astra/Spec/ShapeSplit.h"
 #include "astra/Spec/SpecCheck.h"
 #include "astra/Support/Clock.h"
 #include "astra/Support/Diff.h"
@@ -16,9 +17,11 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 using namespace llvm;
@@ -139,7 +142,7 @@ std::vector<FileOutcome> OptimizeDriver::run() {
   return Out;
 }
 
-FileOutcome OptimizeDriver::runFile(const std::string &File) {
+FileOutcome OptimizeDriver::runFileOnce(const std::string &File, bool Split) {
   FileOutcome FO;
   FO.File = File;
   if (Error E = checkReadableFile(File)) {
@@ -157,26 +160,44 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
     FO.Error = toString(SpecF.takeError());
     return FO;
   }
-  // Unchanged inputs: the outcome of the run that saw them.
-  ResultCache Cache(Req.ResultCacheDir);
-  std::string CacheKey;
-  if (Req.UseResultCache && !Req.Static) {
-    CacheKey = ResultCache::key(Abs, SpecF->Path, *Cmd,
-                                Req.CacheOptions + "\nkernel=" + Req.Kernel);
-    if (std::optional<CachedOutcome> C = Cache.lookup(CacheKey, Req.Gpu)) {
-      C->Outcome.File = File;
-      C->Outcome.FromCache = "verified on " + C->Gpu + " at " + C->Date;
-      return std::move(C->Outcome);
+  // shape-split first: the file and spec the kernels are optimized in
+  // (SplitFiles, SplitSpecText), each split kernel's halves then being targets of
+  // their own.
+  FileOverlay SplitFiles;
+  std::string SplitSpecText;
+  if (Split) {
+    RewriteRequest SR;
+    SR.Command = *Cmd;
+    SR.Passes = {"shape-split"};
+    SR.Kernel = Req.Kernel.empty() ? "" : baseName(Req.Kernel);
+    SR.Options.Specs = &*SpecF;
+    auto R = runRewrite(SR);
+    if (!R || R->Splits.empty()) {
+      if (!R)
+        consumeError(R.takeError());
+      FO.Skipped = true;
+      return FO;
     }
-  }
-  if (Req.CacheOnly) {
-    FO.Skipped = true;
-    return FO;
+    auto Text = readFile(SpecF->Path);
+    auto New = Text ? followSplits(*Text, SpecF->Path, R->Splits)
+                    : Expected<std::string>(Text.takeError());
+    auto Parsed = New ? parseSpec(*New, SpecF->Path)
+                      : Expected<SpecFile>(New.takeError());
+    if (!Parsed) {
+      FO.Error = "shape-split: " + toString(Parsed.takeError());
+      return FO;
+    }
+    *SpecF = std::move(*Parsed);
+    SplitSpecText = *New;
+    SplitFiles = R->Rewritten;
+    FO.Split = true;
+    FO.SplitAt = R->Splits;
   }
   std::string ParseDiags;
   raw_string_ostream PDOS(ParseDiags);
   ParseOptions PO;
   PO.DiagOS = &PDOS;
+  PO.Overlay = SplitFiles;
   auto PF = parseCuda(*Cmd, PO);
   if (!PF) {
     FO.Error = toString(PF.takeError()) + "\n" + ParseDiags;
@@ -189,7 +210,9 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
   std::vector<std::pair<std::string, std::vector<KernelSpec>>> Targets;
   for (KernelSpec &KS : SpecF->Kernels) {
     if (!Req.Kernel.empty() && !sameKernelName(KS.Kernel, Req.Kernel) &&
-        baseName(KS.Kernel) != Req.Kernel)
+        baseName(KS.Kernel) != Req.Kernel &&
+        !(Split && (sameKernelName(KS.Kernel, splitCloneName(Req.Kernel)) ||
+                    baseName(KS.Kernel) == splitCloneName(Req.Kernel))))
       continue;
     if (Error E = checkSpecAgainstKernelByName(KS, Kernels, Abs)) {
       KernelReport R;
@@ -214,8 +237,10 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
   }
 
   std::vector<std::string> AllPassNames;
+  // shape-split is not a step of a plan: it makes the targets (above).
   for (const PassInfo &P : allPasses())
-    if (Req.AllowedPasses.empty() || is_contained(Req.AllowedPasses, P.Name))
+    if ((Req.AllowedPasses.empty() || is_contained(Req.AllowedPasses, P.Name)) &&
+        P.Name != "shape-split")
       AllPassNames.push_back(P.Name);
 
   // Winners: kernel name -> the winning candidate's files.
@@ -251,6 +276,7 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
     Probe.Passes = AllPassNames;
     Probe.Kernel = KI->QualifiedName;
     Probe.Options = PassOpts;
+    Probe.Overlay = SplitFiles;
     auto Probes = probePasses(Probe);
     if (!Probes) {
       R.Error = "the passes could not be tried: " + toString(Probes.takeError());
@@ -361,12 +387,12 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
       Stage.push_back("delinearize");
       ProbeOnTop(Stage, {"thread-coarsen"});
     }
-    if (auto KT = findKernelText(*Cmd, {}, KI->QualifiedName))
+    if (auto KT = findKernelText(*Cmd, SplitFiles, KI->QualifiedName))
       Facts.Source = KT->Definition;
     else
       consumeError(KT.takeError());
 
-    PassCoder Passes(*Cmd, KI->QualifiedName, PassOpts);
+    PassCoder Passes(*Cmd, KI->QualifiedName, PassOpts, SplitFiles);
     OfflinePlanner Offline(Req.AllowedPasses);
 
     std::unique_ptr<LLMClient> PlannerClient, CoderClient;
@@ -491,6 +517,7 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
     }
 
     EngineEvaluator Engine(TC, *Cmd, Specs, Req.Engine);
+    Engine.setBaseFiles(SplitFiles);
     Orchestrator Orc(*ThePlanner, TheCoderRef, Engine, Engine,
                      Req.Orchestrator, Progress);
     R.Outcome = Orc.run(Facts);
@@ -528,8 +555,11 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
         continue;
       }
       FO.Original[Path] = *Orig;
+      // The winners' edits are edits of the split file.
+      auto B = SplitFiles.find(Path);
       std::vector<size_t> Dropped;
-      Merged[Path] = mergeEdits(*Orig, Vs, &Dropped);
+      Merged[Path] = mergeEdits(B != SplitFiles.end() ? B->second : *Orig, Vs,
+                                &Dropped);
       for (size_t D : Dropped)
         DroppedKernels.insert(Owner[Path][D]);
     }
@@ -542,6 +572,7 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
       // Each kernel runs with its own winner's launch.
       All.copyLaunch(*FO.Kernels[Idx].Outcome.Winner);
       EngineEvaluator Check(TC, *Cmd, TargetSpecs[Idx], Req.Engine);
+      Check.setBaseFiles(SplitFiles);
       Evaluation E = Check.test(All);
       if (!E.verified()) {
         DroppedKernels.insert(Idx);
@@ -570,7 +601,20 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
   // launch too, so the spec keeps describing the code (and a rerun starts
   // from what is written).
   std::map<std::string, std::string> SpecTexts;
+  // Split code needs the split spec, whatever the winners launch.
+  if (Split && !Winners.empty()) {
+    const std::string &SpecPath = SpecF->Path;
+    auto Text = readFile(SpecPath);
+    if (!Text) {
+      FO.Error = toString(Text.takeError());
+    } else {
+      FO.Original[SpecPath] = *Text;
+      SpecTexts[SpecPath] = SplitSpecText;
+    }
+  }
   for (auto &[Idx, Files] : Winners) {
+    if (!FO.Error.empty())
+      break;
     const Candidate &W = *FO.Kernels[Idx].Outcome.Winner;
     if (W.launchChange().empty())
       continue;
@@ -609,6 +653,82 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
       FO.Final[Path] = Text;
   }
   attachDiffs(FO, SpecTexts);
+  return FO;
+}
+
+/// The geometric mean over every shape set of \p FO's kernels of the
+/// speedup of the code it keeps (1 for a kernel without a winner).
+static double keptSpeedup(const FileOutcome &FO) {
+  double LogSum = 0;
+  unsigned N = 0;
+  for (const KernelReport &R : FO.Kernels)
+    for (const ShapeTiming &B : R.Outcome.Baseline.Timings) {
+      double S = 1;
+      if (R.Outcome.Winner)
+        for (const ShapeTiming &W : R.Outcome.WinnerEval.Timings)
+          if (W.Shape == B.Shape && W.speedup() > 0)
+            S = W.speedup();
+      LogSum += std::log(S);
+      ++N;
+    }
+  return N ? std::exp(LogSum / N) : 1;
+}
+
+FileOutcome OptimizeDriver::runFile(const std::string &File) {
+  // Unchanged inputs: the outcome of the run that saw them.
+  ResultCache Cache(Req.ResultCacheDir);
+  std::string CacheKey;
+  if (Error E = checkReadableFile(File)) {
+    consumeError(std::move(E)); // runFileOnce reports it.
+  } else {
+    auto Cmd = CC.deviceCommand(File, TC);
+    auto SpecF = loadSpecFor(File, Req.SpecPath);
+    if (Cmd && SpecF) {
+      if (Req.UseResultCache && !Req.Static) {
+        CacheKey = ResultCache::key(Cmd->back(), SpecF->Path, *Cmd,
+                                    Req.CacheOptions + "\nkernel=" +
+                                        Req.Kernel);
+        if (std::optional<CachedOutcome> C = Cache.lookup(CacheKey, Req.Gpu)) {
+          C->Outcome.File = File;
+          C->Outcome.FromCache = "verified on " + C->Gpu + " at " + C->Date;
+          return std::move(C->Outcome);
+        }
+      }
+      if (Req.CacheOnly) {
+        FileOutcome FO;
+        FO.File = File;
+        FO.Skipped = true;
+        return FO;
+      }
+    }
+    if (!Cmd)
+      consumeError(Cmd.takeError());
+    if (!SpecF)
+      consumeError(SpecF.takeError());
+  }
+  FileOutcome FO = runFileOnce(File, /*Split=*/false);
+  if (Req.SplitShapes && !Req.Static && Req.Agents == "offline" &&
+      FO.Error.empty()) {
+    FileOutcome S = runFileOnce(File, /*Split=*/true);
+    if (!S.Skipped) {
+      double Whole = keptSpeedup(FO), Halves = keptSpeedup(S);
+      std::string At;
+      for (auto &[K, T] : S.SplitAt)
+        At += (At.empty() ? "" : ", ") + K + " at " + std::to_string(T) +
+              " threads";
+      bool Keep = S.Error.empty() && !S.Final.empty() &&
+                  Halves >= Whole * Req.Orchestrator.MinSpeedup;
+      std::string Note = "; shape-split (" + At + "): " +
+                         formatv("{0:F2}", Halves).str() +
+                         "x over all shape sets against " +
+                         formatv("{0:F2}", Whole).str() + "x unsplit, " +
+                         (Keep ? "split kept" : "not kept");
+      if (Keep)
+        FO = std::move(S);
+      for (KernelReport &R : FO.Kernels)
+        R.Outcome.StopReason += Note;
+    }
+  }
   if (!CacheKey.empty() && !Req.Gpu.empty() && FO.Error.empty() &&
       llvm::all_of(FO.Kernels,
                    [](const KernelReport &R) { return R.Error.empty(); })) {

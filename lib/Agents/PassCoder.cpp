@@ -26,15 +26,21 @@ Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,
   // the same kind of change, so it comes with it.
   if (is_contained(P.Passes, "fast-math"))
     Req.Options.FastMath = true;
-  Req.Overlay = Parent.Files;
+  // The baseline's files are Start (empty: the files on disk).
+  const FileOverlay &From = Parent.isBaseline() ? Start : Parent.Files;
+  Req.Overlay = From;
   auto R = runRewrite(Req, /*DiagOS=*/nullptr);
   if (!R)
     return R.takeError();
   Candidate C;
   C.Origin = Parent.Origin == "llm" ? "llm" : "passes";
+  // Unchanged code keeps the parent's files (none for the baseline).
   C.Files = Parent.Files;
-  for (auto &[Path, Text] : R->Rewritten)
-    C.Files[Path] = Text;
+  if (R->changed()) {
+    C.Files = From;
+    for (auto &[Path, Text] : R->Rewritten)
+      C.Files[Path] = Text;
+  }
   // A pipeline that changes nothing leaves the parent's code.
   C.Lineage = Parent.isBaseline() ? std::vector<std::string>() : Parent.Lineage;
   C.Lineage.insert(C.Lineage.end(), P.Passes.begin(), P.Passes.end());

@@ -1,5 +1,6 @@
 //===- Scoreboard.cpp -----------------------------------------------------===//
 #include "astra/Bench/Scoreboard.h"
+#include "astra/Spec/ShapeSplit.h"
 #include "astra/Support/FileIO.h"
 #include "astra/Support/Json.h"
 
@@ -38,34 +39,54 @@ Scoreboard buildScoreboard(
     const std::vector<KernelReport> &Reports,
     const std::map<std::string, std::pair<double, double>> &Torch) {
   Scoreboard SB;
+  // Per kernel: the speedup of each set, against torch.compile, roofline.
+  struct Sums {
+    std::vector<double> Speedups, VsCompile;
+    double RoofSum = 0;
+    unsigned RoofN = 0;
+  };
+  std::vector<Sums> Acc;
   for (const KernelReport &R : Reports) {
-    KernelScore K;
-    K.Suite = suiteOf(R.File);
-    K.File = R.File;
-    K.Kernel = R.Kernel;
+    // The two halves of a kernel shape-split split are one kernel of the
+    // suite: the original's sets, each with the code its half kept.
+    std::string Name = splitOriginName(R.Kernel);
+    size_t Idx = 0;
+    while (Idx < SB.Kernels.size() && !(SB.Kernels[Idx].File == R.File &&
+                                        SB.Kernels[Idx].Kernel == Name))
+      ++Idx;
+    if (Idx == SB.Kernels.size()) {
+      KernelScore New;
+      New.Suite = suiteOf(R.File);
+      New.File = R.File;
+      New.Kernel = Name;
+      New.Ok = true;
+      SB.Kernels.push_back(New);
+      Acc.emplace_back();
+    }
+    KernelScore &K = SB.Kernels[Idx];
+    Sums &A = Acc[Idx];
     if (!R.Error.empty() || !R.Outcome.Baseline.profiled()) {
-      K.Error = !R.Error.empty() ? R.Error : R.Outcome.StopReason;
-      SB.Kernels.push_back(K);
+      if (K.Error.empty())
+        K.Error = !R.Error.empty() ? R.Error : R.Outcome.StopReason;
+      K.Ok = false;
       continue;
     }
     const OptimizeOutcome &O = R.Outcome;
     bool Improved = O.Winner.has_value();
     // The kept version: the confirmed winner, or the original.
-    K.Ok = !Improved || O.WinnerEval.verified();
-    std::vector<double> Speedups, VsCompile;
-    double RoofSum = 0;
-    unsigned RoofN = 0;
+    bool Ok = !Improved || O.WinnerEval.verified();
+    K.Ok = K.Ok && Ok;
     for (const ShapeTiming &B : O.Baseline.Timings) {
       ScoreRow Row;
       Row.Suite = K.Suite;
       Row.File = R.File;
-      Row.Kernel = R.Kernel;
+      Row.Kernel = Name;
       Row.Shape = B.Shape;
       Row.BaselineUs = B.BaselineUs;
       Row.BaselineRoofline = B.BaselineRoofline;
       Row.OptimizedUs = B.BaselineUs;
       Row.OptimizedRoofline = B.BaselineRoofline;
-      Row.Verified = K.Ok;
+      Row.Verified = Ok;
       Row.Improved = Improved;
       if (Improved) {
         Row.Changes = join(O.Winner->Lineage, "+");
@@ -81,12 +102,12 @@ Scoreboard buildScoreboard(
       }
       // Shape sets of a template kernel are labelled "<T> decode"; the
       // PyTorch rows name the spec entry ("k<T>") and the set ("decode").
-      std::string TorchKey = R.Kernel + "|" + B.Shape;
+      std::string TorchKey = Name + "|" + B.Shape;
       StringRef Shape(B.Shape);
       if (Shape.starts_with("<")) {
         size_t Close = Shape.find("> ");
         if (Close != StringRef::npos)
-          TorchKey = R.Kernel + Shape.substr(0, Close + 1).str() + "|" +
+          TorchKey = Name + Shape.substr(0, Close + 1).str() + "|" +
                      Shape.substr(Close + 2).str();
       }
       auto T = Torch.find(TorchKey);
@@ -95,24 +116,30 @@ Scoreboard buildScoreboard(
           Row.EagerUs = T->second.first;
         if (T->second.second > 0) {
           Row.CompileUs = T->second.second;
-          VsCompile.push_back(*Row.CompileUs / Row.OptimizedUs);
+          A.VsCompile.push_back(*Row.CompileUs / Row.OptimizedUs);
         }
       }
-      Speedups.push_back(Row.speedup());
+      A.Speedups.push_back(Row.speedup());
       if (Row.OptimizedRoofline >= 0) {
-        RoofSum += Row.OptimizedRoofline;
-        ++RoofN;
+        A.RoofSum += Row.OptimizedRoofline;
+        ++A.RoofN;
       }
       SB.Rows.push_back(Row);
     }
-    K.Speedup = geomean(Speedups);
-    K.MinSpeedup = Speedups.empty() ? 0 : *std::min_element(Speedups.begin(),
-                                                            Speedups.end());
-    if (RoofN)
-      K.RooflineAfter = RoofSum / RoofN;
-    if (!VsCompile.empty())
-      K.VsCompile = geomean(VsCompile);
-    SB.Kernels.push_back(K);
+  }
+  for (size_t I = 0; I < SB.Kernels.size(); ++I) {
+    KernelScore &K = SB.Kernels[I];
+    const Sums &A = Acc[I];
+    if (!K.Error.empty())
+      continue;
+    K.Speedup = geomean(A.Speedups);
+    K.MinSpeedup = A.Speedups.empty()
+                       ? 0
+                       : *std::min_element(A.Speedups.begin(), A.Speedups.end());
+    if (A.RoofN)
+      K.RooflineAfter = A.RoofSum / A.RoofN;
+    if (!A.VsCompile.empty())
+      K.VsCompile = geomean(A.VsCompile);
   }
   summarizeScoreboard(SB);
   return SB;

@@ -1,5 +1,6 @@
 //===- RewriteDriver.cpp --------------------------------------------------===//
 #include "astra/Rewrite/RewriteDriver.h"
+#include "astra/Spec/ShapeSplit.h"
 #include "astra/Spec/LaunchTuning.h"
 #include "astra/Spec/Spec.h"
 #include "astra/Support/Diff.h"
@@ -90,6 +91,8 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
                     PC.explanations().end());
     Conflicts.insert(Conflicts.end(), PC.conflicts().begin(),
                      PC.conflicts().end());
+    if (Launches && PC.splitAt())
+      Launches->Splits[K.QualifiedName] = PC.splitAt();
     if (Launches && (PC.gridDivisor() || PC.blockThreads() ||
                      PC.blockDivisor(0) || PC.blockDivisor(1) ||
                      PC.blockRows() || PC.delinearized())) {
@@ -245,6 +248,26 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
       return E;
     Current = FileOverlay(Files.begin(), Files.end());
     Result.Applied.push_back(P.name().str());
+    // The passes after shape-split see the kernel's entries split: the
+    // kernel keeps its small sets, the clone's entries hold the others.
+    for (auto &[Kernel, At] : Launches.Splits) {
+      if (CurSpec && (describesKernel(*CurSpec, Kernel) || !CurSpecs))
+        if (auto Clone = splitSpec(*CurSpec, At); !Clone)
+          consumeError(Clone.takeError()); // The pass checked it splits.
+      if (CurSpecs) {
+        std::vector<KernelSpec> Clones;
+        for (KernelSpec &S : CurSpecs->Kernels)
+          if (describesKernel(S, Kernel)) {
+            if (auto Clone = splitSpec(S, At))
+              Clones.push_back(std::move(*Clone));
+            else
+              consumeError(Clone.takeError());
+          }
+        for (KernelSpec &C : Clones)
+          CurSpecs->Kernels.push_back(std::move(C));
+      }
+      Result.Splits[Kernel] = At;
+    }
     for (auto &[Kernel, L] : Launches.LaunchEdits) {
       LaunchChange Change = L.change();
       if (CurSpec && (describesKernel(*CurSpec, Kernel) || !CurSpecs))

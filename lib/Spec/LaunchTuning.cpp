@@ -1,5 +1,6 @@
 //===- LaunchTuning.cpp ---------------------------------------------------===//
 #include "astra/Spec/LaunchTuning.h"
+#include "SpecText.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -430,8 +431,6 @@ static std::optional<std::string> setBlockText(StringRef Obj, unsigned Dim,
   return (Obj.take_front(B) + std::to_string(V) + Obj.substr(E)).str();
 }
 
-static size_t endOfObject(StringRef T, size_t B);
-
 /// \p Obj (a launch object's text) with the whole value of \p Key ("grid",
 /// "block") replaced by the dimensions \p Dims as JSON strings: one string
 /// when y and z are absent, else an array; nullopt when the key is not
@@ -488,7 +487,7 @@ static std::optional<std::string> divideGridText(StringRef Obj, int64_t F) {
 
 /// Offset of the end of the JSON value (object, array, string or scalar)
 /// that starts at \p B, skipping strings and comments; npos when unbalanced.
-static size_t endOfObject(StringRef T, size_t B) {
+size_t endOfObject(StringRef T, size_t B) {
   int Depth = 0;
   for (size_t I = B; I < T.size(); ++I) {
     char C = T[I];
@@ -519,7 +518,7 @@ static size_t endOfObject(StringRef T, size_t B) {
   return StringRef::npos;
 }
 
-static size_t offsetOf(StringRef T, unsigned Line, unsigned Col) {
+size_t offsetOf(StringRef T, unsigned Line, unsigned Col) {
   size_t Off = 0;
   for (unsigned L = 1; L < Line && Off != StringRef::npos; ++L) {
     Off = T.find('\n', Off);

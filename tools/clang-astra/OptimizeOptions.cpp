@@ -68,6 +68,13 @@ OptimizeOptions::OptimizeOptions(cl::SubCommand &Cmd)
           cl::desc("Accept candidates slower on some shape set if faster on "
                    "geometric mean"),
           cl::sub(Cmd), cl::cat(AstraCategory)),
+      SplitShapes(
+          "split-shapes",
+          cl::desc("Also try each kernel whose shape sets span sizes 4x apart "
+                   "or more as two kernels (shape-split: small and large "
+                   "launches), each optimized on its own sets; keep the split "
+                   "when it is 2% faster or more over all sets"),
+          cl::sub(Cmd), cl::cat(AstraCategory)),
       Static("static",
              cl::desc("No GPU: run the passes and the NVPTX compile only; "
                       "write nothing"),
@@ -158,6 +165,7 @@ OptimizeOptions::request(std::vector<std::string> Files) const {
   R.Engine.JobTimeoutSeconds = JobTimeout;
   R.Engine.UseCache = !NoCache;
   R.Static = Static;
+  R.SplitShapes = SplitShapes;
   for (const std::string &P : Passes)
     if (!createPass(P))
       return createStringError(inconvertibleErrorCode(),
@@ -180,6 +188,11 @@ OptimizeOptions::request(std::vector<std::string> Files) const {
                              "--agents must be 'offline' or 'llm', not '%s'",
                              Mode.c_str());
   R.Agents = Mode;
+  if (SplitShapes && Mode != "offline")
+    return createStringError(inconvertibleErrorCode(),
+                             "--split-shapes works with the offline agents "
+                             "only (the LLM coder rewrites the file the "
+                             "split is not part of)");
   if (Mode == "llm") {
     std::string PM = LLMPlannerModel.empty() ? Model : LLMPlannerModel.getValue();
     std::string CM = LLMCoderModel.empty() ? Model : LLMCoderModel.getValue();
@@ -218,6 +231,7 @@ OptimizeOptions::request(std::vector<std::string> Files) const {
      << " min-shape-speedup=" << R.Orchestrator.MinShapeSpeedup.value_or(0)
      << " time-budget=" << TimeBudget
      << " allow-shape-regression=" << AllowShapeRegression
+     << " split-shapes=" << SplitShapes
      << "\nseed=" << Seed << " seeds=" << Seeds << " runs=" << Runs
      << " sanitize=" << Sanitize << "\nspec=" << SpecPath;
   R.CacheOptions = OS.str();

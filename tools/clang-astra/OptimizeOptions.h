@@ -23,7 +23,8 @@ public:
   llvm::cl::opt<std::string> SpecPath, ReportDir;
   llvm::cl::opt<unsigned> Rounds, Candidates, Beam, Seeds, Runs, JobTimeout;
   llvm::cl::opt<double> MinSpeedup, MinShapeSpeedup, TimeBudget;
-  llvm::cl::opt<bool> AllowShapeRegression, Static, Sanitize, NoCache, Quiet;
+  llvm::cl::opt<bool> AllowShapeRegression, SplitShapes, Static, Sanitize, NoCache,
+      Quiet;
   llvm::cl::list<std::string> Passes;
   llvm::cl::opt<std::string> Agents, LLMBaseUrl, LLMModel, LLMPlannerModel,
       LLMCoderModel;

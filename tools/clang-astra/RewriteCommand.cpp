@@ -11,6 +11,7 @@
 #include "astra/Frontend/KernelModel.h"
 #include "astra/Rewrite/RewriteDriver.h"
 #include "astra/Spec/LaunchTuning.h"
+#include "astra/Spec/ShapeSplit.h"
 #include "astra/Spec/Spec.h"
 #include "astra/Support/Diff.h"
 #include "astra/Support/FileIO.h"
@@ -37,27 +38,40 @@ static cl::opt<std::string> KernelName("kernel",
                                        cl::desc("Only rewrite this kernel"),
                                        cl::sub(RewriteCmd),
                                        cl::cat(AstraCategory));
-/// The text of the spec at \p SpecPath before and after its launches follow
-/// \p Edits: each kernel's entries (the kernel's name, or an instantiation
-/// of it: "scale<float>") get the block size and grid divisor its launch
-/// sites got.
+/// The text of the spec at \p SpecPath before and after it follows the
+/// rewrite \p R: the entries of each kernel shape-split split are split at
+/// its threshold, then each kernel's entries (the kernel's name, or an
+/// instantiation of it: "scale<float>") get the launch its launch sites got.
 static Expected<std::pair<std::string, std::string>>
-followLaunchEdits(StringRef SpecPath, const SpecFile &Specs,
-                  const std::map<std::string, RewriteResult::LaunchEdit> &Edits) {
+followSpecEdits(StringRef SpecPath, const RewriteResult &R) {
   auto Text = readFile(SpecPath);
   if (!Text)
     return Text.takeError();
   std::string New = *Text;
-  for (const auto &[Kernel, E] : Edits) {
+  auto NamesOf = [&](const std::string &Kernel)
+      -> Expected<std::vector<std::string>> {
+    auto Specs = parseSpec(New, SpecPath);
+    if (!Specs)
+      return Specs.takeError();
     std::vector<std::string> Names;
-    for (const KernelSpec &K : Specs.Kernels)
-      if (K.Kernel == Kernel || StringRef(K.Kernel).starts_with(Kernel + "<"))
+    for (const KernelSpec &K : Specs->Kernels)
+      if (describesKernel(K, Kernel))
         Names.push_back(K.Kernel);
     if (Names.empty())
       return createStringError(inconvertibleErrorCode(),
                                "%s has no entry for kernel '%s'",
                                SpecPath.str().c_str(), Kernel.c_str());
-    auto Next = retuneSpecText(New, SpecPath, Names, E.change());
+    return Names;
+  };
+  auto Split = followSplits(New, SpecPath, R.Splits);
+  if (!Split)
+    return Split.takeError();
+  New = std::move(*Split);
+  for (const auto &[Kernel, E] : R.LaunchEdits) {
+    auto Names = NamesOf(Kernel);
+    if (!Names)
+      return Names.takeError();
+    auto Next = retuneSpecText(New, SpecPath, *Names, E.change());
     if (!Next)
       return Next.takeError();
     New = std::move(*Next);
@@ -195,13 +209,13 @@ static int runRewriteCmd(const Session &S) {
     // The passes that changed the launch (what a rewritten spec is owed to).
     std::vector<std::string> LaunchBy;
     for (const std::string &A : R->Applied)
-      if (changesLaunch(A))
+      if (changesLaunch(A) || A == "shape-split")
         LaunchBy.push_back(A);
     std::string SpecAbs;
-    if (!R->LaunchEdits.empty() && Specs) {
+    if ((!R->LaunchEdits.empty() || !R->Splits.empty()) && Specs) {
       std::string SpecPath = SpecOpt.empty() ? specPathFor(File) : SpecOpt;
       SpecAbs = absolutePath(SpecPath);
-      auto NewSpec = followLaunchEdits(SpecPath, *Specs, R->LaunchEdits);
+      auto NewSpec = followSpecEdits(SpecPath, *R);
       if (!NewSpec) {
         Status = reportError(displayPath(File) +
                              ": nothing written: the spec cannot describe "

@@ -54,6 +54,10 @@ public:
   void retime(const Candidate &C, Evaluation &E) override;
   Evaluation profileBaseline() override;
 
+  /// The baseline's code when it is not the files on disk (the file after
+  /// shape-split): every candidate is compared against it.
+  void setBaseFiles(FileOverlay Files) { BaseFiles = std::move(Files); }
+
   /// The measured copy bandwidth of the device (0 until a job reported it).
   double copyBandwidthGBps() const { return CopyGBps; }
   const DeviceSummary &device() const { return Device; }
@@ -80,6 +84,7 @@ private:
   std::vector<KernelSpec> Specs;
   EngineOptions Opts;
   std::optional<std::vector<KernelImage>> Baseline;
+  FileOverlay BaseFiles;
   uint64_t Calls = 0;
   double CopyGBps = 0;
   DeviceSummary Device;

@@ -54,6 +54,10 @@ struct OptimizeRequest {
   /// No GPU work at all: cached results only; files without one are
   /// skipped (FileOutcome::Skipped).
   bool CacheOnly = false;
+  /// Also optimize each kernel whose shape sets span sizes MinSplitGap
+  /// apart split in two by shape-split (one kernel per range of sizes), and
+  /// keep the split when it is faster over all sets (offline agents only).
+  bool SplitShapes = false;
 };
 
 struct FileOutcome {
@@ -63,6 +67,11 @@ struct FileOutcome {
   std::vector<KernelReport> Kernels;
   /// Set when the file could not be optimized at all.
   std::string Error;
+  /// The run that optimized the file with its kernels split by shape-split
+  /// (Kernels then holds both halves), and the threshold of each split
+  /// kernel.
+  bool Split = false;
+  std::map<std::string, int64_t> SplitAt;
   /// "verified on <GPU> at <date>" when the outcome came from the cache.
   std::string FromCache;
   /// Not optimized: CacheOnly and nothing cached.
@@ -87,6 +96,10 @@ public:
   RunInfo runInfo() const { return Info; }
 
 private:
+  /// One optimization of \p File; with \p Split its kernels are split by
+  /// shape-split first (a file where nothing splits comes back with
+  /// Skipped set).
+  FileOutcome runFileOnce(const std::string &File, bool Split);
   /// The unified diff of each winner (and of a retuned spec) in its report.
   static void attachDiffs(FileOutcome &FO,
                           const std::map<std::string, std::string> &SpecTexts);

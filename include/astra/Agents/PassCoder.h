@@ -3,6 +3,7 @@
 #define ASTRA_AGENTS_PASSCODER_H
 
 #include "astra/Agents/Agents.h"
+#include "astra/Frontend/CudaParser.h"
 #include "astra/Rewrite/Pass.h"
 
 #include <string>
@@ -17,10 +18,12 @@ public:
   /// \p DeviceCommand parses the kernel's file; \p KernelName is the name
   /// the rewrite driver matches (the qualified name, without template
   /// arguments); \p Base holds the spec and global pass options.
+  /// \p Start: the baseline's text when it is not the files on disk (the
+  /// file after shape-split, OptimizeDriver).
   PassCoder(std::vector<std::string> DeviceCommand, std::string KernelName,
-            PassOptions Base)
+            PassOptions Base, FileOverlay Start = {})
       : Command(std::move(DeviceCommand)), KernelName(std::move(KernelName)),
-        Base(std::move(Base)) {}
+        Base(std::move(Base)), Start(std::move(Start)) {}
   llvm::StringRef name() const override { return "passes"; }
   llvm::Expected<Candidate> realize(const Plan &P, const Candidate &Parent,
                                     const PlanningState &S) override;
@@ -29,6 +32,7 @@ private:
   std::vector<std::string> Command;
   std::string KernelName;
   PassOptions Base;
+  FileOverlay Start;
 };
 
 } // namespace astra

@@ -139,6 +139,12 @@ public:
   void setDelinearized(Delinearized D) { Grid3 = std::move(D); }
   const std::optional<Delinearized> &delinearized() const { return Grid3; }
 
+  /// Records that the launch sites now run the kernel's clone for launches
+  /// of \p Threshold threads or more (shape-split): the spec's entries are
+  /// split the same way (astra/Spec/ShapeSplit.h).
+  void setSplitAt(int64_t Threshold) { SplitAt = Threshold; }
+  int64_t splitAt() const { return SplitAt; }
+
 private:
   bool add(const clang::tooling::Replacement &R, clang::SourceLocation Loc);
 
@@ -155,6 +161,7 @@ private:
   int64_t BlockDivisor[2] = {0, 0};
   int64_t RowDivisor = 0, BlockRows = 0;
   std::optional<Delinearized> Grid3;
+  int64_t SplitAt = 0;
 };
 
 /// Whether pass \p Name changes a kernel's launch (block size, grid, block

@@ -75,6 +75,10 @@ struct RewriteResult {
     }
   };
   std::map<std::string, LaunchEdit> LaunchEdits;
+  /// Kernels shape-split gave a clone (by qualified name), with the
+  /// threshold in threads: the spec's entries are split the same way
+  /// (splitSpecText).
+  std::map<std::string, int64_t> Splits;
   bool changed() const { return !Rewritten.empty(); }
 };
 
