@@ -169,3 +169,30 @@ TEST(Scoreboard, ReadErrorsNameTheFileAndField) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(Scoreboard, SplitHalvesCountAsOneKernel) {
+  // shape-split's halves: the original keeps s0 and s1 (no winner), the
+  // clone holds s2 and s3 at 2x. One kernel of four sets.
+  KernelReport Small = report("k<float>", {});
+  KernelReport Large = report("k_astra_large<float>", {2.0, 2.0});
+  for (ShapeTiming *T : {&Large.Outcome.Baseline.Timings[0],
+                         &Large.Outcome.Baseline.Timings[1],
+                         &Large.Outcome.WinnerEval.Timings[0],
+                         &Large.Outcome.WinnerEval.Timings[1]})
+    T->Shape = T->Shape == "s0" ? "s2" : "s3";
+  Scoreboard SB = buildScoreboard({Small, Large, report("other", {1.5, 1.5})});
+  ASSERT_EQ(SB.Kernels.size(), 2u);
+  EXPECT_EQ(SB.Kernels[0].Kernel, "k<float>");
+  EXPECT_NEAR(SB.Kernels[0].Speedup, std::sqrt(2.0), 1e-9);
+  EXPECT_NEAR(SB.Kernels[0].MinSpeedup, 1.0, 1e-9);
+  EXPECT_TRUE(SB.Kernels[0].Ok);
+  ASSERT_EQ(SB.Rows.size(), 6u);
+  EXPECT_EQ(SB.Rows[3].Kernel, "k<float>");
+  EXPECT_EQ(SB.Rows[3].Shape, "s3");
+  EXPECT_EQ(SB.Summary.Kernels, 2u);
+  EXPECT_DOUBLE_EQ(SB.Summary.FastP.at(1.0), 1.0);
+}
+
+} // namespace
