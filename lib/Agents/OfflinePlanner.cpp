@@ -195,6 +195,11 @@ std::vector<std::string> OfflinePlanner::rank(const KernelFacts &F,
   return Out;
 }
 
+/// A shape set whose original runs faster than this is launch-bound: the
+/// launch and the tail of the grid are most of its time (conv1d's 5.5 us
+/// set, merge_attn_states' 4.5 us decode set on the H100).
+static constexpr double LaunchBoundUs = 50;
+
 std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
                                           unsigned MaxPlans) {
   const KernelFacts &F = *S.Facts;
@@ -207,16 +212,30 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
     std::string Key = P.ParentId + ":" + P.label();
     return S.TriedLabels.count(Key) || Proposed.count(Key);
   };
+  // A shape set whose original runs in a few microseconds is launch-bound:
+  // it loses when threads take more work (conv1d's 5.5 us set, H100 session
+  // 12). Without one (a kernel's large half after shape-split, or a
+  // workload of large sets only) the patch that is best on large sets is
+  // tried first. Unknown without a baseline profile (static mode).
+  bool LaunchBoundSet = S.Baseline == nullptr || S.Baseline->Timings.empty();
+  if (S.Baseline)
+    for (const ShapeTiming &T : S.Baseline->Timings)
+      LaunchBoundSet |= T.BaselineUs < LaunchBoundUs;
   auto Add = [&](Plan P) {
     // delinearize's blocks are chosen for thread-coarsen to fold their
     // rows into each thread (blocks of one row: what small grids want),
     // so a plan with both gets delinearize's preferred shape and
-    // thread-coarsen's y equal to its rows, unless a variant says otherwise.
+    // thread-coarsen's y equal to its rows, unless a variant says otherwise;
+    // without a launch-bound set, 256 x 4 blocks with 4 x 4 outputs per
+    // thread (4.49x / 4.92x on conv1d's large sets, 0.97x on the small).
     if (is_contained(P.Passes, "delinearize") &&
         is_contained(P.Passes, "thread-coarsen")) {
-      P.Params.emplace("delinearize.x", "64");
-      P.Params.emplace("delinearize.y", "8");
+      bool Large = !LaunchBoundSet;
+      P.Params.emplace("delinearize.x", Large ? "256" : "64");
+      P.Params.emplace("delinearize.y", Large ? "4" : "8");
       P.Params.emplace("thread-coarsen.y", P.Params["delinearize.y"]);
+      if (Large)
+        P.Params.emplace("thread-coarsen.x", "4");
     }
     if (Plans.size() >= MaxPlans || P.Passes.empty() || Tried(P))
       return;

@@ -630,6 +630,44 @@ TEST(OfflinePlanner, DelinearizeThenThreadCoarsenFoldsTheBlocksRows) {
               "delinearize.y=4,thread-coarsen.x=4,thread-coarsen.y=4)"));
 }
 
+TEST(OfflinePlanner, DelinearizeThenThreadCoarsenWithoutLaunchBoundSets) {
+  // conv1d's large half after shape-split: every set's original runs for
+  // milliseconds, so the plan with both passes takes the patch best on
+  // large sets (256 x 4 blocks, 4 x 4 outputs per thread); one set of a
+  // few microseconds brings back the 64 x 8 shape.
+  KernelFacts F;
+  F.ApplicablePasses = {{"restrict-const", {}}, {"delinearize", {}},
+                        {"thread-coarsen", {}}};
+  F.Prerequisites = {{"thread-coarsen", {"delinearize"}}};
+  F.ArithmeticIntensity = 150;
+  Evaluation Base;
+  for (const char *Set : {"kb", "large"}) {
+    ShapeTiming T;
+    T.Shape = Set;
+    T.BaselineUs = T.CandidateUs = 10000;
+    Base.Timings.push_back(T);
+  }
+  PlanningState St;
+  St.Facts = &F;
+  St.Round = 1;
+  St.Baseline = &Base;
+  OfflinePlanner P;
+  std::vector<Plan> Plans = P.propose(St, 20);
+  ASSERT_FALSE(Plans.empty());
+  EXPECT_EQ(Plans[0].label(),
+            "restrict-const+delinearize+thread-coarsen(delinearize.x=256,"
+            "delinearize.y=4,thread-coarsen.x=4,thread-coarsen.y=4)");
+  ShapeTiming Small;
+  Small.Shape = "small";
+  Small.BaselineUs = Small.CandidateUs = 5.5;
+  Base.Timings.push_back(Small);
+  Plans = P.propose(St, 20);
+  ASSERT_FALSE(Plans.empty());
+  EXPECT_EQ(Plans[0].label(),
+            "restrict-const+delinearize+thread-coarsen"
+            "(delinearize.x=64,delinearize.y=8,thread-coarsen.y=8)");
+}
+
 TEST(OfflinePlanner, VariesTheBestRankedPassFirst) {
   // sgemm-like: compute-bound, its pipeline has unroll (variants 4, 8)
   // before thread-coarsen in the canonical order; with two candidates per
