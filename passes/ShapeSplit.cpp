@@ -295,7 +295,8 @@ void ShapeSplitPass::run(PassContext &PC) {
       const DeclStmt *DS = Ps.size() == 1 ? Ps[0].get<DeclStmt>() : nullptr;
       if (!DS || !DS->isSingleDecl() || !V->getInit() ||
           mayModify(Caller->getBody(), V) ||
-          V->getInit()->HasSideEffects(Ctx) ||
+          // A dim3's constructor is not an effect; its arguments may be.
+          launchDimHasSideEffects(V->getInit(), Ctx) ||
           V->getType()->isReferenceType() || V->isStaticLocal()) {
         PC.refused(V->getLocation(),
                    "the launch's configuration reads '" + V->getName().str() +

@@ -657,10 +657,22 @@ TEST(OfflinePlanner, DelinearizeThenThreadCoarsenWithoutLaunchBoundSets) {
   EXPECT_EQ(Plans[0].label(),
             "restrict-const+delinearize+thread-coarsen(delinearize.x=256,"
             "delinearize.y=4,thread-coarsen.x=4,thread-coarsen.y=4)");
+  // thread-coarsen alone (sgemm's large half) takes 8 rows per thread.
+  KernelFacts G;
+  G.ApplicablePasses = {{"thread-coarsen", {}}};
+  G.ArithmeticIntensity = 150;
+  St.Facts = &G;
+  Plans = P.propose(St, 20);
+  ASSERT_FALSE(Plans.empty());
+  EXPECT_EQ(Plans[0].label(), "thread-coarsen(thread-coarsen.y=8)");
   ShapeTiming Small;
   Small.Shape = "small";
   Small.BaselineUs = Small.CandidateUs = 5.5;
   Base.Timings.push_back(Small);
+  Plans = P.propose(St, 20);
+  ASSERT_FALSE(Plans.empty());
+  EXPECT_EQ(Plans[0].label(), "thread-coarsen");
+  St.Facts = &F;
   Plans = P.propose(St, 20);
   ASSERT_FALSE(Plans.empty());
   EXPECT_EQ(Plans[0].label(),

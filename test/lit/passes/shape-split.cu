@@ -10,16 +10,21 @@
 // RUN: cp %s %t.dir/ss.cu && cp %S/Inputs/shape-split.astra.json %t.dir/ss.cu.astra.json
 // RUN: %clang-astra rewrite --passes=shape-split --kernel=scale -i %t.dir/ss.cu -- -std=c++17
 // RUN: %clang-astra rewrite --passes=shape-split --kernel=mix -i %t.dir/ss.cu -- -std=c++17
+// RUN: %clang-astra rewrite --passes=shape-split --kernel=tile -i %t.dir/ss.cu -- -std=c++17
 // RUN: FileCheck %s < %t.dir/ss.cu
 // RUN: FileCheck %s --check-prefix=SPEC < %t.dir/ss.cu.astra.json
 // RUN: %clang-astra check-spec %t.dir/ss.cu -- -std=c++17 | FileCheck %s --check-prefix=CHECKSPEC
 // RUN: %cuda-syntax-check %t.dir/ss.cu
 // RUN: %nvptx-compile %t.dir/ss.cu | FileCheck %s --check-prefix=PTX
-// block-size on either kernel afterwards changes its own branch only.
+// block-size on either kernel afterwards changes its own branch only, and
+// so does thread-coarsen on a dim3 block.
 // RUN: cp %t.dir/ss.cu %t.dir/bs.cu && cp %t.dir/ss.cu.astra.json %t.dir/bs.cu.astra.json
 // RUN: %clang-astra rewrite --passes=block-size --kernel=scale_astra_large -i %t.dir/bs.cu -- -std=c++17
 // RUN: FileCheck %s --check-prefix=BLOCK < %t.dir/bs.cu
 // RUN: FileCheck %s --check-prefix=BLOCKSPEC < %t.dir/bs.cu.astra.json
+// RUN: %clang-astra rewrite --passes=thread-coarsen --pass-opt=thread-coarsen.y=4 --kernel=tile_astra_large -i %t.dir/bs.cu -- -std=c++17
+// RUN: FileCheck %s --check-prefix=COARSE < %t.dir/bs.cu
+// RUN: %clang-astra check-spec %t.dir/bs.cu -- -std=c++17 | FileCheck %s --check-prefix=CHECKSPEC
 // A second run finds nothing left to split; asked to split again, the
 // clone's name is taken.
 // RUN: %clang-astra rewrite --passes=shape-split --kernel=scale --explain %t.dir/ss.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=AGAIN
@@ -60,6 +65,7 @@
 
 // CHECKSPEC: kernel 'scale_astra_large' ({{.*}}): ok
 // CHECKSPEC: kernel 'mix_astra_large<double>' ({{.*}}): ok
+// CHECKSPEC: kernel 'tile_astra_large' ({{.*}}): ok
 
 // AGAIN: ss.cu:[[@LINE+17]]:17: shape-split: not applied: the shape sets launch 4096 to 8192 threads, no two sizes 4x apart or more: nothing to split
 // AGAIN-NOT: fired
@@ -142,6 +148,32 @@ void launch_mix(T *out, const T *a, const T *b, int tokens, int d) {
 }
 template void launch_mix<float>(float *, const float *, const float *, int, int);
 template void launch_mix<double>(double *, const double *, const double *, int, int);
+
+// A 2-D launch of dim3 locals: the size is x * y * z of grid and block.
+// CHECK-LABEL: {{^}}void launch_tile(float *c, int m, int n) {
+// CHECK-NEXT:    const dim3 block(16, 16);
+// CHECK-NEXT:    const dim3 grid((n + 15) / 16, (m + 15) / 16);
+// CHECK-NEXT:    if ((unsigned long long)grid.x * grid.y * grid.z * block.x * block.y * block.z >= 262144ull) {
+// CHECK-NEXT:      const dim3 block(16, 16);
+// CHECK-NEXT:      const dim3 grid((n + 15) / 16, (m + 15) / 16);
+// CHECK-NEXT:      tile_astra_large<<<grid, block>>>(c, m, n);
+// CHECK-NEXT:    } else {
+// COARSE-LABEL: {{^}}void launch_tile(
+// COARSE:          if ((unsigned long long)grid.x * grid.y * grid.z * block.x * block.y * block.z >= 262144ull) {
+// COARSE-NEXT:       const dim3 block(16, (16) / 4);
+// COARSE:          } else {
+// COARSE-NEXT:       const dim3 block(16, 16);
+__global__ void tile(float *c, int m, int n) {
+  const int col = blockIdx.x * blockDim.x + threadIdx.x;
+  const int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row < m && col < n)
+    c[row * n + col] = row - col;
+}
+void launch_tile(float *c, int m, int n) {
+  const dim3 block(16, 16);
+  const dim3 grid((n + 15) / 16, (m + 15) / 16);
+  tile<<<grid, block>>>(c, m, n);
+}
 
 // EXPLAIN-DAG: r.cu:[[@LINE+1]]:17: shape-split: not applied: the shape sets launch 4096 to 8192 threads, no two sizes 4x apart or more: nothing to split
 __global__ void alike(float *y, int64_t n) {
