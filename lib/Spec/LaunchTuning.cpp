@@ -308,6 +308,19 @@ bool describesKernel(const KernelSpec &S, StringRef Kernel) {
   return S.Kernel == Kernel || StringRef(S.Kernel).starts_with(Kernel.str() + "<");
 }
 
+Expected<std::vector<std::string>> entriesDescribing(const SpecFile &Specs,
+                                                     StringRef Kernel) {
+  std::vector<std::string> Names;
+  for (const KernelSpec &K : Specs.Kernels)
+    if (describesKernel(K, Kernel))
+      Names.push_back(K.Kernel);
+  if (Names.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "%s has no entry for kernel '%s'",
+                             Specs.Path.c_str(), Kernel.str().c_str());
+  return Names;
+}
+
 void followLaunchChange(KernelSpec &S, const LaunchChange &C) {
   if (auto N = changedLaunch(S, C))
     S.Launch = std::move(*N);

@@ -267,15 +267,10 @@ Expected<std::string> followSplits(StringRef Text, StringRef Path,
     auto Specs = parseSpec(New, Path);
     if (!Specs)
       return Specs.takeError();
-    std::vector<std::string> Names;
-    for (const KernelSpec &K : Specs->Kernels)
-      if (describesKernel(K, Kernel))
-        Names.push_back(K.Kernel);
-    if (Names.empty())
-      return createStringError(inconvertibleErrorCode(),
-                               "%s has no entry for kernel '%s'",
-                               Path.str().c_str(), Kernel.c_str());
-    auto Next = splitSpecText(New, Path, Names, At);
+    auto Names = entriesDescribing(*Specs, Kernel);
+    if (!Names)
+      return Names.takeError();
+    auto Next = splitSpecText(New, Path, *Names, At);
     if (!Next)
       return Next.takeError();
     New = std::move(*Next);

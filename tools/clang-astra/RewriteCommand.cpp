@@ -53,15 +53,7 @@ followSpecEdits(StringRef SpecPath, const RewriteResult &R) {
     auto Specs = parseSpec(New, SpecPath);
     if (!Specs)
       return Specs.takeError();
-    std::vector<std::string> Names;
-    for (const KernelSpec &K : Specs->Kernels)
-      if (describesKernel(K, Kernel))
-        Names.push_back(K.Kernel);
-    if (Names.empty())
-      return createStringError(inconvertibleErrorCode(),
-                               "%s has no entry for kernel '%s'",
-                               SpecPath.str().c_str(), Kernel.c_str());
-    return Names;
+    return entriesDescribing(*Specs, Kernel);
   };
   auto Split = followSplits(New, SpecPath, R.Splits);
   if (!Split)

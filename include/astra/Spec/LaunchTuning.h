@@ -21,6 +21,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace astra {
 
@@ -138,6 +139,11 @@ llvm::Expected<LaunchSpec> changedLaunch(const KernelSpec &K,
 /// Whether \p S describes kernel \p Kernel (qualified name) or one of its
 /// instantiations ("scale<float>").
 bool describesKernel(const KernelSpec &S, llvm::StringRef Kernel);
+
+/// The names of the entries of \p Specs that describe \p Kernel
+/// (describesKernel), or an error naming the spec file when there is none.
+llvm::Expected<std::vector<std::string>>
+entriesDescribing(const SpecFile &Specs, llvm::StringRef Kernel);
 
 /// \p S's launch changed by \p C, as the code of a rewrite launches it, for
 /// the passes after the one that changed it. A change that does not apply
