@@ -44,6 +44,13 @@
 // BADPASS: error: --passes: unknown pass 'no-such-pass'
 // RUN: not %clang-astra optimize --static --min-shape-speedup 0.5 %t/orig.cu 2>&1 | FileCheck %s --check-prefix=BADSHAPE
 // BADSHAPE: error: --min-shape-speedup must be at least 1.0 (--allow-shape-regression accepts slower shape sets)
+// --split-shapes needs the offline agents; with --static it tries nothing
+// more (nothing is timed), and the planner never proposes shape-split.
+// RUN: not %clang-astra optimize --static --split-shapes --agents=llm --llm-model m %t/orig.cu 2>&1 | FileCheck %s --check-prefix=SPLITLLM
+// SPLITLLM: error: --split-shapes works with the offline agents only
+// RUN: %clang-astra optimize --static --split-shapes %t/suite/kb/gelu.cu 2>&1 | FileCheck %s --check-prefix=SPLITSTATIC
+// SPLITSTATIC: gelu
+// SPLITSTATIC-NOT: shape-split
 
 #include <cuda_runtime.h>
 
