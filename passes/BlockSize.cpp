@@ -184,6 +184,20 @@ void BlockSizePass::run(PassContext &PC) {
          Config->getNumArgs() > 2 ? Config->getArg(2) : nullptr, Block}};
     std::vector<TextEdit> Edits;
     for (const Arg &A : Args) {
+      // A local the configuration reads that other code reads too (another
+      // kernel's launch of the same `threads`): editing it would change
+      // that code's launch or values as well.
+      const VarDecl *Shared = nullptr;
+      if (A.E)
+        if (const DeclRefExpr *R =
+                configLocalReadElsewhere(Ctx, A.E, KL.Launches, Shared)) {
+          PC.refused(R->getLocation(),
+                     std::string("the launch's ") + A.Name + " reads '" +
+                         Shared->getName().str() +
+                         "', which is read here too (not by a launch of "
+                         "this kernel): changing it would change this too");
+          return;
+        }
       std::vector<const IntegerLiteral *> Lits;
       collectLiterals(A.E, A.Map, 0, Lits);
       bool HasFrom = llvm::any_of(Lits, [&](const IntegerLiteral *IL) {

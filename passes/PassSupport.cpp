@@ -6,6 +6,7 @@
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/AST/TypeLoc.h"
@@ -17,6 +18,7 @@
 #include "llvm/ADT/StringSwitch.h"
 
 #include <algorithm>
+#include <set>
 
 using namespace clang;
 using namespace llvm;
@@ -801,6 +803,77 @@ std::optional<LaunchDim> readDim(const PassContext &PC, const Expr *Arg) {
   return std::nullopt;
 }
 
+
+/// The locals of their functions that \p S reads, through the initializers
+/// of the locals it reads.
+static void configLocals(const Stmt *S, std::set<const VarDecl *> &Out) {
+  if (!S)
+    return;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
+    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+    if (V && V->isLocalVarDecl() && isa<FunctionDecl>(V->getDeclContext()) &&
+        Out.insert(V).second)
+      configLocals(V->getInit(), Out);
+    return;
+  }
+  for (const Stmt *C : S->children())
+    configLocals(C, Out);
+}
+
+/// Every reference to \p V under \p S.
+static void refsTo(const Stmt *S, const VarDecl *V,
+                   std::vector<const DeclRefExpr *> &Out) {
+  if (!S)
+    return;
+  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
+    if (DRE->getDecl() == V)
+      Out.push_back(DRE);
+  for (const Stmt *C : S->children())
+    refsTo(C, V, Out);
+}
+
+const DeclRefExpr *
+configLocalReadElsewhere(ASTContext &Ctx, const Expr *Arg,
+                         ArrayRef<const CUDAKernelCallExpr *> Launches,
+                         const VarDecl *&Var) {
+  // The locals of Arg, and every local any of the launches' configurations
+  // reads (the grid's `blocks` reads the block's `threads`).
+  std::set<const VarDecl *> Locals, ConfigLocals;
+  configLocals(Arg, Locals);
+  std::set<const Stmt *> Configs;
+  for (const CUDAKernelCallExpr *L : Launches)
+    if (L->getConfig()) {
+      Configs.insert(L->getConfig());
+      configLocals(L->getConfig(), ConfigLocals);
+    }
+  for (const VarDecl *V : Locals) {
+    const auto *Host = cast<FunctionDecl>(V->getDeclContext());
+    std::vector<const DeclRefExpr *> Refs;
+    refsTo(Host->getBody(), V, Refs);
+    for (const DeclRefExpr *R : Refs) {
+      // Up from the read: a configuration of one of the launches, or the
+      // initializer of another of the locals, makes it one of theirs.
+      bool Theirs = false;
+      DynTypedNodeList Ps = Ctx.getParents(*R);
+      while (!Theirs && !Ps.empty()) {
+        if (const auto *P = Ps[0].get<Stmt>()) {
+          Theirs = Configs.count(P) > 0;
+          Ps = Ctx.getParents(*P);
+        } else if (const auto *D = Ps[0].get<VarDecl>()) {
+          Theirs = ConfigLocals.count(D) > 0;
+          break;
+        } else {
+          break;
+        }
+      }
+      if (!Theirs) {
+        Var = V;
+        return R;
+      }
+    }
+  }
+  return nullptr;
+}
 
 bool launchDimHasSideEffects(const Expr *Arg, const ASTContext &Ctx) {
   const Expr *W = writtenDim3(Arg)->IgnoreParens();

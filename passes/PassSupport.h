@@ -232,6 +232,17 @@ struct LaunchDim {
 /// (never changed after its initialization); nullopt otherwise.
 std::optional<LaunchDim> readDim(const PassContext &PC, const clang::Expr *Arg);
 
+/// A read of a local that launch argument \p Arg reads (directly or through
+/// the initializers of such locals) other than by the configurations of
+/// \p Launches and those initializers: a pass that edits the local's
+/// declaration (block-size's `const int threads = 256;`) would change that
+/// read too, another kernel's launch say. Null when there is none; \p Var
+/// is then the local read elsewhere.
+const clang::DeclRefExpr *
+configLocalReadElsewhere(clang::ASTContext &Ctx, const clang::Expr *Arg,
+                         llvm::ArrayRef<const clang::CUDAKernelCallExpr *> Launches,
+                         const clang::VarDecl *&Var);
+
 /// Whether a launch's grid or block argument \p Arg has side effects: its
 /// written value, or a dim3's arguments (a dim3's constructor itself is
 /// not one). Passes that write the argument into a condition read it twice.

@@ -143,3 +143,25 @@ __global__ void unlaunched(float *p, int n) {
     p[i] = 3;
 }
 // EXPLAIN: bs.cu:[[@LINE-5]]:17: block-size: not applied: no launch site in this file: the launch is not this file's to change
+
+// Two kernels launched with one `threads`: changing it for one would change
+// the other's launch too, so neither is changed.
+__global__ void twin_a(float *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    p[i] = 4;
+}
+__global__ void twin_b(float *p, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    p[i] = 5;
+}
+void launch_twins(float *p, float *q, int n) {
+  const int threads = 256;
+  // CHECK: {{^}}  const int threads = 256;
+  const int blocks = (n + threads - 1) / threads;
+  twin_a<<<blocks, threads>>>(p, n);
+  twin_b<<<blocks, threads>>>(q, n);
+  // EXPLAIN: bs.cu:[[@LINE-1]]:{{[0-9]+}}: block-size: not applied: the launch's grid reads '{{blocks|threads}}', which is read here too (not by a launch of this kernel): changing it would change this too
+  // EXPLAIN: bs.cu:[[@LINE-3]]:{{[0-9]+}}: block-size: not applied: the launch's grid reads '{{blocks|threads}}', which is read here too (not by a launch of this kernel): changing it would change this too
+}
