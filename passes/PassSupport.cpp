@@ -804,32 +804,18 @@ std::optional<LaunchDim> readDim(const PassContext &PC, const Expr *Arg) {
 }
 
 
-/// The locals of their functions that \p S reads, through the initializers
-/// of the locals it reads.
-static void configLocals(const Stmt *S, std::set<const VarDecl *> &Out) {
+void localsRead(const Stmt *S, std::set<const VarDecl *> &Out) {
   if (!S)
     return;
   if (const auto *DRE = dyn_cast<DeclRefExpr>(S)) {
     const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
     if (V && V->isLocalVarDecl() && isa<FunctionDecl>(V->getDeclContext()) &&
         Out.insert(V).second)
-      configLocals(V->getInit(), Out);
+      localsRead(V->getInit(), Out);
     return;
   }
   for (const Stmt *C : S->children())
-    configLocals(C, Out);
-}
-
-/// Every reference to \p V under \p S.
-static void refsTo(const Stmt *S, const VarDecl *V,
-                   std::vector<const DeclRefExpr *> &Out) {
-  if (!S)
-    return;
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(S))
-    if (DRE->getDecl() == V)
-      Out.push_back(DRE);
-  for (const Stmt *C : S->children())
-    refsTo(C, V, Out);
+    localsRead(C, Out);
 }
 
 const DeclRefExpr *
@@ -839,18 +825,16 @@ configLocalReadElsewhere(ASTContext &Ctx, const Expr *Arg,
   // The locals of Arg, and every local any of the launches' configurations
   // reads (the grid's `blocks` reads the block's `threads`).
   std::set<const VarDecl *> Locals, ConfigLocals;
-  configLocals(Arg, Locals);
+  localsRead(Arg, Locals);
   std::set<const Stmt *> Configs;
   for (const CUDAKernelCallExpr *L : Launches)
     if (L->getConfig()) {
       Configs.insert(L->getConfig());
-      configLocals(L->getConfig(), ConfigLocals);
+      localsRead(L->getConfig(), ConfigLocals);
     }
   for (const VarDecl *V : Locals) {
     const auto *Host = cast<FunctionDecl>(V->getDeclContext());
-    std::vector<const DeclRefExpr *> Refs;
-    refsTo(Host->getBody(), V, Refs);
-    for (const DeclRefExpr *R : Refs) {
+    for (const DeclRefExpr *R : cudaidiom::referencesTo(Host->getBody(), V)) {
       // Up from the read: a configuration of one of the launches, or the
       // initializer of another of the locals, makes it one of theirs.
       bool Theirs = false;

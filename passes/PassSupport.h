@@ -28,6 +28,7 @@
 #include <array>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -231,6 +232,10 @@ struct LaunchDim {
 /// Reads a launch argument: an integer, `dim3(x[, y[, z]])`, or a dim3 local
 /// (never changed after its initialization); nullopt otherwise.
 std::optional<LaunchDim> readDim(const PassContext &PC, const clang::Expr *Arg);
+
+/// Adds to \p Out the local variables (of functions) that \p S reads,
+/// and those their initializers read.
+void localsRead(const clang::Stmt *S, std::set<const clang::VarDecl *> &Out);
 
 /// A read of a local that launch argument \p Arg reads (directly or through
 /// the initializers of such locals) other than by the configurations of

@@ -39,7 +39,6 @@
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMapContext.h"
-#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
 
@@ -50,32 +49,6 @@ using namespace clang;
 using namespace llvm;
 
 namespace astra {
-
-namespace {
-
-/// Collects the local variables of \p Host that an expression reads,
-/// through their initializers, in declaration order.
-class LocalReads : public RecursiveASTVisitor<LocalReads> {
-public:
-  explicit LocalReads(const FunctionDecl *Host) : Host(Host) {}
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
-    const auto *V = dyn_cast<VarDecl>(E->getDecl());
-    if (!V || !V->isLocalVarDecl() || V->getDeclContext() != Host ||
-        !Seen.insert(V).second)
-      return true;
-    Vars.push_back(V);
-    if (const Expr *Init = V->getInit())
-      TraverseStmt(const_cast<Expr *>(Init));
-    return true;
-  }
-  std::vector<const VarDecl *> Vars;
-
-private:
-  const FunctionDecl *Host;
-  std::set<const VarDecl *> Seen;
-};
-
-} // namespace
 
 /// `(unsigned long long)` factors of the size of launch argument \p Arg: the
 /// integer itself, or a dim3's x, y and z.
@@ -261,28 +234,12 @@ void ShapeSplitPass::run(PassContext &PC) {
     std::string CloneLaunch = Launch.substr(0, NamePos) + CloneName +
                               Launch.substr(NamePos + FD->getName().size());
 
-    // The locals the configuration reads, copied into each branch.
-    const FunctionDecl *Caller = nullptr;
-    for (auto Ps = Ctx.getParents(*L); !Ps.empty();) {
-      if (const auto *F = Ps[0].get<FunctionDecl>()) {
-        Caller = F;
-        break;
-      }
-      if (const auto *S = Ps[0].get<Stmt>())
-        Ps = Ctx.getParents(*S);
-      else if (const auto *D = Ps[0].get<Decl>())
-        Ps = Ctx.getParents(*D);
-      else
-        break;
-    }
-    if (!Caller || !Caller->getBody()) {
-      PC.refused(B, "the function holding the launch is not found");
-      return;
-    }
-    LocalReads Reads(Caller);
+    // The locals the configuration reads, copied into each branch in the
+    // order they are declared.
+    std::set<const VarDecl *> Read;
     for (unsigned I = 0; I < Config->getNumArgs() && I < 3; ++I)
-      Reads.TraverseStmt(const_cast<Expr *>(Config->getArg(I)));
-    std::vector<const VarDecl *> Locals = Reads.Vars;
+      localsRead(Config->getArg(I), Read);
+    std::vector<const VarDecl *> Locals(Read.begin(), Read.end());
     std::sort(Locals.begin(), Locals.end(),
               [&](const VarDecl *X, const VarDecl *Y) {
                 return SM.isBeforeInTranslationUnit(X->getBeginLoc(),
@@ -293,8 +250,9 @@ void ShapeSplitPass::run(PassContext &PC) {
     for (const VarDecl *V : Locals) {
       auto Ps = Ctx.getParents(*V);
       const DeclStmt *DS = Ps.size() == 1 ? Ps[0].get<DeclStmt>() : nullptr;
-      if (!DS || !DS->isSingleDecl() || !V->getInit() ||
-          mayModify(Caller->getBody(), V) ||
+      const auto *Host = cast<FunctionDecl>(V->getDeclContext());
+      if (!DS || !DS->isSingleDecl() || !V->getInit() || !Host->getBody() ||
+          mayModify(Host->getBody(), V) ||
           // A dim3's constructor is not an effect; its arguments may be.
           launchDimHasSideEffects(V->getInit(), Ctx) ||
           V->getType()->isReferenceType() || V->isStaticLocal()) {

@@ -142,29 +142,19 @@ std::vector<FileOutcome> OptimizeDriver::run() {
   return Out;
 }
 
-FileOutcome OptimizeDriver::runFileOnce(const std::string &File, bool Split) {
+FileOutcome OptimizeDriver::runFileOnce(const std::string &File,
+                                        const std::vector<std::string> &Command,
+                                        SpecFile Spec, bool Split) {
   FileOutcome FO;
   FO.File = File;
-  if (Error E = checkReadableFile(File)) {
-    FO.Error = toString(std::move(E));
-    return FO;
-  }
-  auto Cmd = CC.deviceCommand(File, TC);
-  if (!Cmd) {
-    FO.Error = toString(Cmd.takeError());
-    return FO;
-  }
+  const std::vector<std::string> *Cmd = &Command;
+  SpecFile *SpecF = &Spec;
   std::string Abs = Cmd->back();
-  auto SpecF = loadSpecFor(File, Req.SpecPath);
-  if (!SpecF) {
-    FO.Error = toString(SpecF.takeError());
-    return FO;
-  }
   // shape-split first: the file and spec the kernels are optimized in
   // (SplitFiles, SplitSpecText), each split kernel's halves then being targets of
   // their own.
   FileOverlay SplitFiles;
-  std::string SplitSpecText;
+  std::string SplitSpecText, SplitSpecOriginal;
   if (Split) {
     RewriteRequest SR;
     SR.Command = *Cmd;
@@ -189,6 +179,7 @@ FileOutcome OptimizeDriver::runFileOnce(const std::string &File, bool Split) {
     }
     *SpecF = std::move(*Parsed);
     SplitSpecText = *New;
+    SplitSpecOriginal = *Text;
     SplitFiles = R->Rewritten;
     FO.Split = true;
     FO.SplitAt = R->Splits;
@@ -603,18 +594,10 @@ FileOutcome OptimizeDriver::runFileOnce(const std::string &File, bool Split) {
   std::map<std::string, std::string> SpecTexts;
   // Split code needs the split spec, whatever the winners launch.
   if (Split && !Winners.empty()) {
-    const std::string &SpecPath = SpecF->Path;
-    auto Text = readFile(SpecPath);
-    if (!Text) {
-      FO.Error = toString(Text.takeError());
-    } else {
-      FO.Original[SpecPath] = *Text;
-      SpecTexts[SpecPath] = SplitSpecText;
-    }
+    FO.Original[SpecF->Path] = SplitSpecOriginal;
+    SpecTexts[SpecF->Path] = SplitSpecText;
   }
   for (auto &[Idx, Files] : Winners) {
-    if (!FO.Error.empty())
-      break;
     const Candidate &W = *FO.Kernels[Idx].Outcome.Winner;
     if (W.launchChange().empty())
       continue;
@@ -675,41 +658,42 @@ static double keptSpeedup(const FileOutcome &FO) {
 }
 
 FileOutcome OptimizeDriver::runFile(const std::string &File) {
+  FileOutcome FO;
+  FO.File = File;
+  if (Error E = checkReadableFile(File)) {
+    FO.Error = toString(std::move(E));
+    return FO;
+  }
+  auto Cmd = CC.deviceCommand(File, TC);
+  if (!Cmd) {
+    FO.Error = toString(Cmd.takeError());
+    return FO;
+  }
+  auto SpecF = loadSpecFor(File, Req.SpecPath);
+  if (!SpecF) {
+    FO.Error = toString(SpecF.takeError());
+    return FO;
+  }
   // Unchanged inputs: the outcome of the run that saw them.
   ResultCache Cache(Req.ResultCacheDir);
   std::string CacheKey;
-  if (Error E = checkReadableFile(File)) {
-    consumeError(std::move(E)); // runFileOnce reports it.
-  } else {
-    auto Cmd = CC.deviceCommand(File, TC);
-    auto SpecF = loadSpecFor(File, Req.SpecPath);
-    if (Cmd && SpecF) {
-      if (Req.UseResultCache && !Req.Static) {
-        CacheKey = ResultCache::key(Cmd->back(), SpecF->Path, *Cmd,
-                                    Req.CacheOptions + "\nkernel=" +
-                                        Req.Kernel);
-        if (std::optional<CachedOutcome> C = Cache.lookup(CacheKey, Req.Gpu)) {
-          C->Outcome.File = File;
-          C->Outcome.FromCache = "verified on " + C->Gpu + " at " + C->Date;
-          return std::move(C->Outcome);
-        }
-      }
-      if (Req.CacheOnly) {
-        FileOutcome FO;
-        FO.File = File;
-        FO.Skipped = true;
-        return FO;
-      }
+  if (Req.UseResultCache && !Req.Static) {
+    CacheKey = ResultCache::key(Cmd->back(), SpecF->Path, *Cmd,
+                                Req.CacheOptions + "\nkernel=" + Req.Kernel);
+    if (std::optional<CachedOutcome> C = Cache.lookup(CacheKey, Req.Gpu)) {
+      C->Outcome.File = File;
+      C->Outcome.FromCache = "verified on " + C->Gpu + " at " + C->Date;
+      return std::move(C->Outcome);
     }
-    if (!Cmd)
-      consumeError(Cmd.takeError());
-    if (!SpecF)
-      consumeError(SpecF.takeError());
   }
-  FileOutcome FO = runFileOnce(File, /*Split=*/false);
+  if (Req.CacheOnly) {
+    FO.Skipped = true;
+    return FO;
+  }
+  FO = runFileOnce(File, *Cmd, *SpecF, /*Split=*/false);
   if (Req.SplitShapes && !Req.Static && Req.Agents == "offline" &&
       FO.Error.empty()) {
-    FileOutcome S = runFileOnce(File, /*Split=*/true);
+    FileOutcome S = runFileOnce(File, *Cmd, *SpecF, /*Split=*/true);
     if (!S.Skipped) {
       double Whole = keptSpeedup(FO), Halves = keptSpeedup(S);
       std::string At;

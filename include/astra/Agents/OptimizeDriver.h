@@ -96,10 +96,12 @@ public:
   RunInfo runInfo() const { return Info; }
 
 private:
-  /// One optimization of \p File; with \p Split its kernels are split by
-  /// shape-split first (a file where nothing splits comes back with
-  /// Skipped set).
-  FileOutcome runFileOnce(const std::string &File, bool Split);
+  /// One optimization of \p File (compiled by \p Command, workload
+  /// \p Spec); with \p Split its kernels are split by shape-split first (a
+  /// file where nothing splits comes back with Skipped set).
+  FileOutcome runFileOnce(const std::string &File,
+                          const std::vector<std::string> &Command,
+                          SpecFile Spec, bool Split);
   /// The unified diff of each winner (and of a retuned spec) in its report.
   static void attachDiffs(FileOutcome &FO,
                           const std::map<std::string, std::string> &SpecTexts);
