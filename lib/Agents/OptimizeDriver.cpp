@@ -144,7 +144,8 @@ std::vector<FileOutcome> OptimizeDriver::run() {
 
 FileOutcome OptimizeDriver::runFileOnce(const std::string &File,
                                         const std::vector<std::string> &Command,
-                                        SpecFile Spec, bool Split) {
+                                        SpecFile Spec, bool Split,
+                                        const FileOutcome *Unsplit) {
   FileOutcome FO;
   FO.File = File;
   const std::vector<std::string> *Cmd = &Command;
@@ -378,6 +379,20 @@ FileOutcome OptimizeDriver::runFileOnce(const std::string &File,
       Stage.push_back("delinearize");
       ProbeOnTop(Stage, {"thread-coarsen"});
     }
+    if (Unsplit)
+      for (const KernelReport &U : Unsplit->Kernels)
+        if (U.Outcome.Winner && U.Outcome.Winner->Origin == "passes" &&
+            baseName(U.Kernel) == splitOriginName(Base)) {
+          const Candidate &W = *U.Outcome.Winner;
+          Plan P;
+          P.Passes = W.Lineage;
+          P.Params = W.Params;
+          P.Rationale = "the unsplit run's winner of " + U.Kernel + " (" +
+                        formatv("{0:F2}", U.Outcome.WinnerEval.geomeanSpeedup())
+                            .str() +
+                        "x over all its shape sets), tried first on this half";
+          Facts.KnownWinners.push_back(std::move(P));
+        }
     if (auto KT = findKernelText(*Cmd, SplitFiles, KI->QualifiedName))
       Facts.Source = KT->Definition;
     else
@@ -693,7 +708,7 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
   FO = runFileOnce(File, *Cmd, *SpecF, /*Split=*/false);
   if (Req.SplitShapes && !Req.Static && Req.Agents == "offline" &&
       FO.Error.empty()) {
-    FileOutcome S = runFileOnce(File, *Cmd, *SpecF, /*Split=*/true);
+    FileOutcome S = runFileOnce(File, *Cmd, *SpecF, /*Split=*/true, &FO);
     if (!S.Skipped) {
       double Whole = keptSpeedup(FO), Halves = keptSpeedup(S);
       std::string At;

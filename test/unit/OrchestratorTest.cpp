@@ -680,6 +680,47 @@ TEST(OfflinePlanner, DelinearizeThenThreadCoarsenWithoutLaunchBoundSets) {
             "(delinearize.x=64,delinearize.y=8,thread-coarsen.y=8)");
 }
 
+TEST(OfflinePlanner, KnownWinnerFirstAndUnchanged) {
+  // A large half after shape-split, seeded with the unsplit run's winner
+  // (thread-coarsen with its default 4 rows): it comes first and as it is,
+  // although a plan of the planner's own with thread-coarsen takes 8 rows
+  // on a kernel without launch-bound sets; the planner's own plans follow,
+  // and a later round does not propose it again.
+  KernelFacts F;
+  F.ApplicablePasses = {{"restrict-const", {}}, {"thread-coarsen", {}}};
+  F.ArithmeticIntensity = 150;
+  Plan W;
+  W.Passes = {"restrict-const", "thread-coarsen"};
+  W.Rationale = "the unsplit run's winner";
+  F.KnownWinners.push_back(W);
+  Evaluation Base;
+  ShapeTiming T;
+  T.Shape = "large";
+  T.BaselineUs = T.CandidateUs = 10000;
+  Base.Timings.push_back(T);
+  PlanningState St;
+  St.Facts = &F;
+  St.Round = 1;
+  St.Baseline = &Base;
+  OfflinePlanner P;
+  std::vector<Plan> Plans = P.propose(St, 20);
+  ASSERT_GE(Plans.size(), 2u);
+  EXPECT_EQ(Plans[0].label(), "restrict-const+thread-coarsen");
+  EXPECT_EQ(Plans[0].Rationale, "the unsplit run's winner");
+  EXPECT_EQ(Plans[1].label(),
+            "restrict-const+thread-coarsen(thread-coarsen.y=8)");
+  // One slot: the known winner takes it.
+  Plans = P.propose(St, 1);
+  ASSERT_EQ(Plans.size(), 1u);
+  EXPECT_EQ(Plans[0].label(), "restrict-const+thread-coarsen");
+  // Tried already (round 2 without a beam): not again.
+  St.Round = 2;
+  St.TriedLabels.insert("baseline:restrict-const+thread-coarsen");
+  Plans = P.propose(St, 20);
+  for (const Plan &Q : Plans)
+    EXPECT_NE(Q.label(), "restrict-const+thread-coarsen");
+}
+
 TEST(OfflinePlanner, VariesTheBestRankedPassFirst) {
   // sgemm-like: compute-bound, its pipeline has unroll (variants 4, 8)
   // before thread-coarsen in the canonical order; with two candidates per

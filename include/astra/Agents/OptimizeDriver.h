@@ -98,10 +98,12 @@ public:
 private:
   /// One optimization of \p File (compiled by \p Command, workload
   /// \p Spec); with \p Split its kernels are split by shape-split first (a
-  /// file where nothing splits comes back with Skipped set).
+  /// file where nothing splits comes back with Skipped set), each half
+  /// trying \p Unsplit's winner of its kernel first.
   FileOutcome runFileOnce(const std::string &File,
                           const std::vector<std::string> &Command,
-                          SpecFile Spec, bool Split);
+                          SpecFile Spec, bool Split,
+                          const FileOutcome *Unsplit = nullptr);
   /// The unified diff of each winner (and of a retuned spec) in its report.
   static void attachDiffs(FileOutcome &FO,
                           const std::map<std::string, std::string> &SpecTexts);
