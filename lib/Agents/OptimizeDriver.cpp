@@ -47,17 +47,29 @@ std::string mergeEdits(const std::string &Original,
       Mine.push_back(std::move(E));
     }
     // A version's edits go in whole or not at all: half a kernel's change
-    // is not a change anyone tested.
+    // is not a change anyone tested. An edit another version made already,
+    // the same lines to the same text, is no clash: two kernels calling one
+    // helper (shape-split's halves, both calling block_reduce) whose
+    // winners rewrote it alike.
     bool Clash = false;
-    for (const Edit &A : Mine)
-      for (const Edit &B : Taken)
-        Clash |= A.Begin < B.End + 1 && B.Begin < A.End + 1;
+    std::vector<Edit> Fresh;
+    for (const Edit &A : Mine) {
+      bool Same = false;
+      for (const Edit &B : Taken) {
+        if (A.Begin == B.Begin && A.End == B.End && A.Text == B.Text)
+          Same = true;
+        else
+          Clash |= A.Begin < B.End + 1 && B.Begin < A.End + 1;
+      }
+      if (!Same)
+        Fresh.push_back(A);
+    }
     if (Clash) {
       if (Dropped)
         Dropped->push_back(V);
       continue;
     }
-    Taken.insert(Taken.end(), Mine.begin(), Mine.end());
+    Taken.insert(Taken.end(), Fresh.begin(), Fresh.end());
   }
   std::stable_sort(Taken.begin(), Taken.end(),
                    [](const Edit &A, const Edit &B) { return A.Begin < B.Begin; });
