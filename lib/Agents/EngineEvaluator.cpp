@@ -1,5 +1,6 @@
 //===- EngineEvaluator.cpp ------------------------------------------------===//
 #include "astra/Agents/EngineEvaluator.h"
+#include "astra/Engine/RunPlan.h"
 #include "astra/Engine/JobRunner.h"
 #include "astra/Frontend/KernelModel.h"
 #include "astra/Spec/LaunchTuning.h"
@@ -241,6 +242,9 @@ Evaluation EngineEvaluator::runJobs(const Candidate &C, bool Verify) {
     J.Seeds = Seeds;
     J.Options.Verify = Verify;
     J.Options.Adversarial = Verify && Opts.Adversarial;
+    if (J.Options.Adversarial && I < AdversarialBases.size() &&
+        AdversarialBases[I])
+      setAdversarialBase(J, *AdversarialBases[I]);
     J.Options.Profile = true;
     J.Options.Runs = Opts.Runs;
     J.Options.Sanitize = Verify && Opts.Sanitize;

@@ -5,6 +5,7 @@
 #include "astra/Agents/OfflinePlanner.h"
 #include "astra/Agents/PassCoder.h"
 #include "astra/Compile/PtxCompiler.h"
+#include "astra/Engine/RunPlan.h"
 #include "astra/Rewrite/RewriteDriver.h"
 #include "astra/Agents/ResultCache.h"
 #include "astra/Spec/LaunchTuning.h"
@@ -99,6 +100,28 @@ static Error checkSpecAgainstKernelByName(KernelSpec &KS,
 /// The base (template pattern) name of a spec entry: "ns::k<float>" -> "ns::k".
 static std::string baseName(StringRef SpecKernel) {
   return SpecKernel.split('<').first.trim().str();
+}
+
+/// For each of \p Specs, the shape set its adversarial runs start from when
+/// it is a shape-split clone: the smallest set of its original's entry in
+/// \p File (the clone's own sets are all large).
+static std::vector<std::optional<ShapeSet>>
+adversarialBases(const std::vector<KernelSpec> &Specs, const SpecFile &File) {
+  std::vector<std::optional<ShapeSet>> Out;
+  for (const KernelSpec &KS : Specs) {
+    Out.emplace_back();
+    std::string Origin = splitOriginName(KS.Kernel);
+    if (Origin == KS.Kernel)
+      continue;
+    for (const KernelSpec &O : File.Kernels)
+      if (sameKernelName(O.Kernel, Origin)) {
+        if (auto Small = smallestShapeSet(O))
+          Out.back() = **Small;
+        else
+          consumeError(Small.takeError());
+      }
+  }
+  return Out;
 }
 
 /// Spec text of the workload for prompts.
@@ -536,6 +559,7 @@ FileOutcome OptimizeDriver::runFileOnce(const std::string &File,
 
     EngineEvaluator Engine(TC, *Cmd, Specs, Req.Engine);
     Engine.setBaseFiles(SplitFiles);
+    Engine.setAdversarialBases(adversarialBases(Specs, *SpecF));
     Orchestrator Orc(*ThePlanner, TheCoderRef, Engine, Engine,
                      Req.Orchestrator, Progress);
     R.Outcome = Orc.run(Facts);
@@ -591,6 +615,7 @@ FileOutcome OptimizeDriver::runFileOnce(const std::string &File,
       All.copyLaunch(*FO.Kernels[Idx].Outcome.Winner);
       EngineEvaluator Check(TC, *Cmd, TargetSpecs[Idx], Req.Engine);
       Check.setBaseFiles(SplitFiles);
+      Check.setAdversarialBases(adversarialBases(TargetSpecs[Idx], *SpecF));
       Evaluation E = Check.test(All);
       if (!E.verified()) {
         DroppedKernels.insert(Idx);

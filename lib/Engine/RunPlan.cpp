@@ -163,4 +163,13 @@ Expected<std::vector<PlannedRun>> planRuns(const KernelSpec &S,
   return Runs;
 }
 
+void setAdversarialBase(VerifyJob &J, const ShapeSet &Base) {
+  if (J.Spec.shape(Base.Name))
+    return; // One of its own sets: planRuns weighs it already.
+  if (J.Shapes.empty())
+    for (const ShapeSet &S : J.Spec.Shapes)
+      J.Shapes.push_back(S.Name);
+  J.Spec.Shapes.push_back(Base);
+}
+
 } // namespace astra

@@ -100,6 +100,43 @@ TEST(EngineJobTest, PlanAddsAdversarialRunsFromTheSmallestShape) {
   consumeError(NoSeeds.takeError());
 }
 
+TEST(EngineJobTest, AdversarialRunsFromAnotherBase) {
+  // A shape-split clone holding only the large set: its adversarial runs
+  // start from the original's small set, which is not run in full; the
+  // job's JSON carries it to the child process.
+  KernelSpec Clone = loadSpec();
+  ShapeSet Small = *Clone.shape("small");
+  Clone.Shapes.erase(Clone.Shapes.begin() + 1);
+  ASSERT_EQ(Clone.Shapes.size(), 1u);
+  VerifyJob J;
+  J.Spec = Clone;
+  J.Seeds = {11, 22};
+  setAdversarialBase(J, Small);
+  EXPECT_EQ(J.Shapes, std::vector<std::string>{"big"});
+  auto Plan = planRuns(J.Spec, J.Shapes, J.Seeds, true);
+  ASSERT_TRUE(bool(Plan)) << toString(Plan.takeError());
+  std::vector<std::string> Names;
+  for (const PlannedRun &R : *Plan)
+    Names.push_back(R.Name);
+  EXPECT_EQ(Names, (std::vector<std::string>{
+                       "big", "small+odd", "small+odd/misaligned",
+                       "small/values=large", "small/values=negative",
+                       "small/values=zeros", "small/values=denormal"}));
+  J.Baseline = {"// ptx", "rms", "rms.cu"};
+  auto Back = parseJobJson(writeJobJson(J), "job.json");
+  ASSERT_TRUE(bool(Back)) << toString(Back.takeError());
+  auto Again = planRuns(Back->Spec, Back->Shapes, Back->Seeds, true);
+  ASSERT_TRUE(bool(Again));
+  EXPECT_EQ(Again->size(), Names.size());
+  // Without the clone's own sets named, all of the spec's run in full;
+  // a set of its own as the base changes nothing.
+  VerifyJob Own;
+  Own.Spec = loadSpec();
+  setAdversarialBase(Own, Small);
+  EXPECT_TRUE(Own.Shapes.empty());
+  EXPECT_EQ(Own.Spec.Shapes.size(), 2u);
+}
+
 TEST(EngineJobTest, PlanRespectsTheSpecsAdversarialSwitches) {
   KernelSpec S = loadSpec();
   S.Adversarial.Misalign = false;

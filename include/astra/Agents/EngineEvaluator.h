@@ -21,6 +21,7 @@
 #include "astra/Spec/Spec.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,12 @@ public:
   /// The baseline's code when it is not the files on disk (the file after
   /// shape-split): every candidate is compared against it.
   void setBaseFiles(FileOverlay Files) { BaseFiles = std::move(Files); }
+  /// Per spec entry, the shape set its adversarial runs start from when
+  /// not its own smallest (setAdversarialBase): a shape-split clone's are
+  /// the original's smallest set.
+  void setAdversarialBases(std::vector<std::optional<ShapeSet>> Sets) {
+    AdversarialBases = std::move(Sets);
+  }
 
   /// The measured copy bandwidth of the device (0 until a job reported it).
   double copyBandwidthGBps() const { return CopyGBps; }
@@ -85,6 +92,7 @@ private:
   EngineOptions Opts;
   std::optional<std::vector<KernelImage>> Baseline;
   FileOverlay BaseFiles;
+  std::vector<std::optional<ShapeSet>> AdversarialBases;
   uint64_t Calls = 0;
   double CopyGBps = 0;
   DeviceSummary Device;
