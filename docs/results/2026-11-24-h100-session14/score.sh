@@ -25,12 +25,14 @@ if [ -n "${PRE:-}" ]; then
   P0=$(date +%s); bash -c "$PRE" > $L/pre.log 2>&1
   echo "pre rc=$? $(( $(date +%s)-P0 )) s" >> $L/summary.txt
 fi
-# Seconds each file took with --split-shapes in session 13 (or, not split
-# then, twice its unsplit time in session 9), rounded up.
+# Seconds each file took with --split-shapes in sessions 13-14 (or, not
+# split then, twice its unsplit time in session 9), rounded up.
 est() {
   case $1 in
-    *conv1d*) echo 400 ;; *sgemm*|*gelu.cu|*topk*|*softmax*|*sample_neighbors*) echo 240 ;;
-    *argmax*|*layernorm*|*per_token*|*merge_attn*|*rmsnorm*|*sage_mean*) echo 200 ;;
+    *conv1d*) echo 400 ;; *argmax*) echo 300 ;;
+    *sgemm*|*gelu.cu|*topk*|*softmax*|*sample_neighbors*|*fused_add*) echo 240 ;;
+    *layernorm*|*per_token*|*merge_attn*|*rmsnorm*|*sage_mean*) echo 200 ;;
+    *silu*|*gelu_tanh*|*rotary*) echo 90 ;;
     *) echo 160 ;;
   esac
 }
