@@ -102,7 +102,8 @@ std::vector<uint64_t> EngineEvaluator::nextSeeds() {
   return Seeds;
 }
 
-std::string EngineEvaluator::label(const KernelSpec &S, StringRef Shape) const {
+std::string shapeLabel(const std::vector<KernelSpec> &Specs,
+                       const KernelSpec &S, StringRef Shape) {
   if (Specs.size() < 2)
     return Shape.str();
   StringRef Name = S.Kernel;

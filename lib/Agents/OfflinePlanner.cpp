@@ -299,11 +299,13 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
   if (S.Round == 1 || S.Beam.empty()) {
     // A known winner first, as it is: Add's launch defaults would make it
     // another plan.
-    for (const Plan &W : F.KnownWinners)
+    for (const KnownWinner &K : F.KnownWinners) {
+      const Plan &W = K.P;
       if (Plans.size() < MaxPlans && !W.Passes.empty() && !Tried(W)) {
         Proposed.insert(W.ParentId + ":" + W.label());
         Plans.push_back(W);
       }
+    }
     // Everything that applies, composed in the canonical order: often the
     // best single experiment.
     // The block size is not part of it: a size that suits one pipeline can

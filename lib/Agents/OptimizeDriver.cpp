@@ -124,6 +124,35 @@ adversarialBases(const std::vector<KernelSpec> &Specs, const SpecFile &File) {
   return Out;
 }
 
+/// \p Whole (an evaluation of a kernel before shape-split) on the shape
+/// sets of \p Half, one half's spec entries, labelled as the half's jobs
+/// label them; not profiled when a set of the half has no timing in it.
+static Evaluation evaluationOnHalf(const Evaluation &Whole,
+                                   const std::vector<KernelSpec> &Half) {
+  Evaluation E = Whole;
+  E.Timings.clear();
+  // The whole kernel's labels carry the template arguments when it had
+  // several instantiations; a half may have fewer.
+  bool Prefixed = any_of(Whole.Timings, [](const ShapeTiming &T) {
+    return StringRef(T.Shape).starts_with("<");
+  });
+  for (const KernelSpec &KS : Half)
+    for (const ShapeSet &Sh : KS.Shapes) {
+      size_t Lt = StringRef(KS.Kernel).find('<');
+      std::string Wanted =
+          Prefixed && Lt != StringRef::npos
+              ? KS.Kernel.substr(Lt) + " " + Sh.Name
+              : Sh.Name;
+      auto It = find_if(Whole.Timings,
+                        [&](const ShapeTiming &T) { return T.Shape == Wanted; });
+      if (It == Whole.Timings.end())
+        return Evaluation();
+      E.Timings.push_back(*It);
+      E.Timings.back().Shape = shapeLabel(Half, KS, Sh.Name);
+    }
+  return E;
+}
+
 /// Spec text of the workload for prompts.
 static std::string specSummary(const std::vector<KernelSpec> &Specs) {
   std::string Out;
@@ -419,14 +448,15 @@ FileOutcome OptimizeDriver::runFileOnce(const std::string &File,
         if (U.Outcome.Winner && U.Outcome.Winner->Origin == "passes" &&
             baseName(U.Kernel) == splitOriginName(Base)) {
           const Candidate &W = *U.Outcome.Winner;
-          Plan P;
-          P.Passes = W.Lineage;
-          P.Params = W.Params;
-          P.Rationale = "the unsplit run's winner of " + U.Kernel + " (" +
-                        formatv("{0:F2}", U.Outcome.WinnerEval.geomeanSpeedup())
-                            .str() +
-                        "x over all its shape sets), tried first on this half";
-          Facts.KnownWinners.push_back(std::move(P));
+          KnownWinner K;
+          K.P.Passes = W.Lineage;
+          K.P.Params = W.Params;
+          K.P.Rationale =
+              "the unsplit run's winner of " + U.Kernel + " (" +
+              formatv("{0:F2}", U.Outcome.WinnerEval.geomeanSpeedup()).str() +
+              "x over all its shape sets)";
+          K.E = evaluationOnHalf(U.Outcome.WinnerEval, Specs);
+          Facts.KnownWinners.push_back(std::move(K));
         }
     if (auto KT = findKernelText(*Cmd, SplitFiles, KI->QualifiedName))
       Facts.Source = KT->Definition;
@@ -610,6 +640,11 @@ FileOutcome OptimizeDriver::runFileOnce(const std::string &File,
     All.Files = Merged;
     for (auto &[Idx, Files] : Winners) {
       if (DroppedKernels.count(Idx))
+        continue;
+      // The merged code is this winner's own, byte for byte (no other
+      // kernel's change is in it): it was verified and confirmed as it is,
+      // and a third run of its largest sets would prove nothing new.
+      if (Merged == Files)
         continue;
       // Each kernel runs with its own winner's launch.
       All.copyLaunch(*FO.Kernels[Idx].Outcome.Winner);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <set>
 
 using namespace llvm;
 
@@ -122,6 +123,54 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
   State.Rounds = Opts.Rounds;
   State.Baseline = &Evaluations.front();
   State.History = &Out.Attempts;
+
+  // Known winners with their confirmed evaluation on these shape sets (a
+  // shape-split half, given the unsplit run's winner): the code is made,
+  // not run again; it is a parent and a winner like the others, and needs
+  // no second confirmation.
+  std::set<size_t> ConfirmedEarlier;
+  for (const KnownWinner &K : Facts.KnownWinners) {
+    if (!K.E.verified() || !K.E.profiled())
+      continue;
+    Expected<Candidate> C = TheCoder.realize(K.P, Candidates.front(), State);
+    if (!C) {
+      consumeError(C.takeError());
+      continue;
+    }
+    if (C->Files.empty() || SeenHash.count(C->contentHash()))
+      continue;
+    C->Id = "known" + std::to_string(ConfirmedEarlier.size() + 1);
+    C->ParentId = "baseline";
+    if (C->Rationale.empty())
+      C->Rationale = K.P.Rationale;
+    SeenHash[C->contentHash()] = C->Id;
+    State.TriedLabels.insert(K.P.ParentId + ":" + K.P.label());
+    Attempt A;
+    A.Round = 1;
+    A.P = K.P;
+    A.C = *C;
+    A.E = K.E;
+    double Score = K.E.geomeanSpeedup();
+    A.Outcome = std::string(acceptable(K.E) ? "faster" : "known") + ": " +
+                fmtSpeedup(Score) + " geomean, " +
+                fmtSpeedup(K.E.minSpeedup()) +
+                " worst shape, as confirmed in the run that found it (not "
+                "run again)";
+    if (acceptable(K.E) && Score > BestScore) {
+      BestScore = Score;
+      BestId = C->Id;
+    }
+    Candidates.push_back(*C);
+    Evaluations.push_back(K.E);
+    ById[C->Id] = Candidates.size() - 1;
+    ConfirmedEarlier.insert(Candidates.size() - 1);
+    if (Score > 1.0)
+      Beam.push_back({&Candidates.back(), &Evaluations.back()});
+    if (Progress)
+      Progress({Facts.Kernel, 1, Opts.Rounds, 0, 0, K.P.label(), BestScore,
+                "known winner (" + K.P.label() + "): " + A.Outcome});
+    Out.Attempts.push_back(std::move(A));
+  }
 
   auto Start = std::chrono::steady_clock::now();
   auto OverBudget = [&] {
@@ -309,7 +358,7 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
     Ranked.resize(3);
   for (size_t Idx : Ranked) {
     const Candidate &C = Candidates[Idx];
-    if (!Opts.Confirm) {
+    if (!Opts.Confirm || ConfirmedEarlier.count(Idx)) {
       Out.Winner = C;
       Out.WinnerEval = Evaluations[Idx];
       break;

@@ -175,6 +175,70 @@ TEST(Orchestrator, PicksTheFastestVerifiedCandidate) {
   EXPECT_NE(Out.Attempts.back().Outcome.find("confirmed"), std::string::npos);
 }
 
+/// An evaluation confirmed elsewhere: \p Speedups on decode and prefill.
+static Evaluation confirmedElsewhere(std::vector<double> Speedups) {
+  Evaluation E;
+  E.S = Evaluation::Status::Verified;
+  for (size_t I = 0; I < Speedups.size(); ++I) {
+    ShapeTiming T;
+    T.Shape = I == 0 ? "decode" : "prefill";
+    T.BaselineUs = 100;
+    T.CandidateUs = 100 / Speedups[I];
+    E.Timings.push_back(T);
+  }
+  return E;
+}
+
+TEST(Orchestrator, KnownWinnerIsTakenWithoutRunningItAgain) {
+  // A shape-split half given the unsplit run's winner with its confirmed
+  // evaluation: the code is made but neither tested nor timed; nothing the
+  // planner finds beats it, so it wins without a second confirmation.
+  Script S;
+  S.Speedups["a"] = {1.1, 1.1};
+  ListPlanner P;
+  P.Rounds = {{{"a"}}};
+  FakeCoder C;
+  FakeTester T(S);
+  FakeProfiler Pr(S);
+  OrchestratorOptions O;
+  O.Rounds = 1;
+  KernelFacts F = facts();
+  Plan W;
+  W.Passes = {"known"};
+  F.KnownWinners.push_back({W, confirmedElsewhere({1.5, 1.6})});
+  Orchestrator Orc(P, C, T, Pr, O);
+  OptimizeOutcome Out = Orc.run(F);
+  ASSERT_TRUE(Out.Winner.has_value());
+  EXPECT_EQ(Out.Winner->Files.at("/k.cu"), "known");
+  EXPECT_NEAR(Out.WinnerEval.geomeanSpeedup(), std::sqrt(1.5 * 1.6), 1e-9);
+  EXPECT_EQ(T.Calls.count("known"), 0u) << "never tested again";
+  EXPECT_EQ(Pr.Profiles.count("known"), 0u);
+  EXPECT_EQ(T.Calls["a"], 1) << "the loser is not confirmed";
+  ASSERT_FALSE(Out.Attempts.empty());
+  EXPECT_NE(Out.Attempts.front().Outcome.find("not run again"),
+            std::string::npos);
+
+  // A candidate faster than it wins, confirmed as usual; a known winner
+  // without an evaluation is only a plan (the planner's business).
+  Script S2;
+  S2.Speedups["b"] = {2.0, 2.0};
+  ListPlanner P2;
+  P2.Rounds = {{{"b"}}};
+  FakeTester T2(S2);
+  FakeProfiler Pr2(S2);
+  KernelFacts F2 = facts();
+  F2.KnownWinners.push_back({W, confirmedElsewhere({1.5, 1.6})});
+  Plan Unknown;
+  Unknown.Passes = {"unknown"};
+  F2.KnownWinners.push_back({Unknown, Evaluation()});
+  Orchestrator Orc2(P2, C, T2, Pr2, O);
+  Out = Orc2.run(F2);
+  ASSERT_TRUE(Out.Winner.has_value());
+  EXPECT_EQ(Out.Winner->Files.at("/k.cu"), "b");
+  EXPECT_EQ(T2.Calls["b"], 2) << "tested, then confirmed";
+  EXPECT_EQ(T2.Calls.count("unknown"), 0u);
+}
+
 TEST(Orchestrator, TimesAgainWhenTheOriginalRanFarFromItsOwnTime) {
   // The first timing finds the original at 600 us on "decode" (100 us in
   // its own timing) and the candidate no faster there: timed again, the
@@ -692,7 +756,7 @@ TEST(OfflinePlanner, KnownWinnerFirstAndUnchanged) {
   Plan W;
   W.Passes = {"restrict-const", "thread-coarsen"};
   W.Rationale = "the unsplit run's winner";
-  F.KnownWinners.push_back(W);
+  F.KnownWinners.push_back({W, Evaluation()});
   Evaluation Base;
   ShapeTiming T;
   T.Shape = "large";

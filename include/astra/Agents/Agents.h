@@ -22,6 +22,17 @@
 
 namespace astra {
 
+/// A plan that won on a kernel's shape sets in an earlier run.
+struct KnownWinner {
+  Plan P;
+  /// Its evaluation on exactly this kernel's shape sets (labelled as the
+  /// Profiler labels them), verified and confirmed with fresh seeds and
+  /// timing in the run that found it: the orchestrator takes it as it is,
+  /// without running the code again. Not profiled: unknown, and the planner
+  /// proposes the plan first like any other.
+  Evaluation E;
+};
+
 /// What the agents know about the kernel being optimized.
 struct KernelFacts {
   std::string File; ///< Absolute path of the file holding the kernel.
@@ -44,12 +55,12 @@ struct KernelFacts {
   int64_t BlockSize = 0;
   /// Flops per byte from the spec, when it gives flops (else negative).
   double ArithmeticIntensity = -1;
-  /// Plans already known to win on this kernel's shape sets, tried first:
-  /// when shape-split's halves are optimized, the whole kernel's winner, so
-  /// that a half starts where the unsplit run ended instead of spending its
-  /// own time budget to find it again (rmsnorm's halves reached 1.31x
-  /// against 1.81x unsplit on the H100, session 13).
-  std::vector<Plan> KnownWinners;
+  /// Plans already known to win on this kernel's shape sets: when
+  /// shape-split's halves are optimized, the whole kernel's winner, so that
+  /// a half starts where the unsplit run ended instead of spending its own
+  /// time budget to find it again (rmsnorm's halves reached 1.31x against
+  /// 1.81x unsplit on the H100, session 13).
+  std::vector<KnownWinner> KnownWinners;
 };
 
 /// Everything the planner sees when it chooses the next experiments.

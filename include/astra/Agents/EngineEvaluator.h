@@ -39,6 +39,12 @@ struct EngineOptions {
   llvm::raw_ostream *Log = nullptr;
 };
 
+/// The label of shape set \p Shape of \p S, one of \p Specs (the entries
+/// tested together), in timings: "<__half> decode" when several
+/// instantiations are tested, else "decode".
+std::string shapeLabel(const std::vector<KernelSpec> &Specs,
+                       const KernelSpec &S, llvm::StringRef Shape);
+
 /// Tests one source kernel. A template kernel may have several spec entries
 /// (one per instantiation, e.g. bf16 and fp16): a rewrite of the template
 /// must be correct and faster for each, so every entry gets its own job and
@@ -82,9 +88,9 @@ private:
   /// PTX of \p C with one entry per spec entry.
   llvm::Expected<std::vector<KernelImage>> images(const Candidate &C);
   std::vector<uint64_t> nextSeeds();
-  /// The shape label: the shape set's name, prefixed with the template
-  /// arguments when several instantiations are tested.
-  std::string label(const KernelSpec &S, llvm::StringRef Shape) const;
+  std::string label(const KernelSpec &S, llvm::StringRef Shape) const {
+    return shapeLabel(Specs, S, Shape);
+  }
 
   const CudaToolchain &TC;
   std::vector<std::string> Command;
