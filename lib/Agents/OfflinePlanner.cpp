@@ -321,6 +321,20 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
       All.Passes = canonical(Structural);
       All.Rationale = "every applicable pass together, in dependency order";
       Add(All);
+      // rows-per-block's blocks of several rows leave a few-row launch
+      // with fewer blocks than SMs: on launch-bound sets the pipeline with
+      // it lost where the one without it won (H100: silu_and_mul's decode
+      // 0.77x with it, 1.95x without in session 8; gelu_tanh_and_mul's
+      // 0.56x; merge_attn_states' 0.96x, sessions 13-14). Both go first.
+      if (LaunchBoundSet && is_contained(All.Passes, "rows-per-block")) {
+        Plan NoRows;
+        for (const std::string &P : All.Passes)
+          if (P != "rows-per-block")
+            NoRows.Passes.push_back(P);
+        NoRows.Rationale = "every applicable pass but rows-per-block, which "
+                           "costs launch-bound shape sets their parallelism";
+        Add(NoRows);
+      }
     }
     for (const std::string &Pass : Ranked)
       Add(Single(Pass));

@@ -785,6 +785,40 @@ TEST(OfflinePlanner, KnownWinnerFirstAndUnchanged) {
     EXPECT_NE(Q.label(), "restrict-const+thread-coarsen");
 }
 
+TEST(OfflinePlanner, PipelineWithoutRowsPerBlockSecondOnLaunchBoundSets) {
+  // silu_and_mul: every applicable pass (rows-per-block among them), then
+  // the same without rows-per-block when a set is launch-bound; not when
+  // every set runs long.
+  KernelFacts F;
+  F.ApplicablePasses = {{"restrict-const", {}}, {"vectorize", {}},
+                        {"ldg", {}}, {"rows-per-block", {}}};
+  F.Prerequisites = {{"vectorize", {"restrict-const"}},
+                     {"rows-per-block", {"restrict-const", "vectorize"}}};
+  Evaluation Base;
+  ShapeTiming Decode;
+  Decode.Shape = "decode";
+  Decode.BaselineUs = Decode.CandidateUs = 10.8;
+  ShapeTiming Prefill = Decode;
+  Prefill.Shape = "prefill";
+  Prefill.BaselineUs = Prefill.CandidateUs = 140;
+  Base.Timings = {Decode, Prefill};
+  PlanningState St;
+  St.Facts = &F;
+  St.Round = 1;
+  St.Baseline = &Base;
+  OfflinePlanner P;
+  std::vector<Plan> Plans = P.propose(St, 2);
+  ASSERT_EQ(Plans.size(), 2u);
+  EXPECT_TRUE(is_contained(Plans[0].Passes, "rows-per-block"));
+  EXPECT_FALSE(is_contained(Plans[1].Passes, "rows-per-block"));
+  EXPECT_EQ(Plans[1].Passes.size(), Plans[0].Passes.size() - 1);
+  Base.Timings = {Prefill};
+  Plans = P.propose(St, 2);
+  ASSERT_EQ(Plans.size(), 2u);
+  EXPECT_TRUE(is_contained(Plans[0].Passes, "rows-per-block"));
+  EXPECT_NE(Plans[1].Passes.size(), Plans[0].Passes.size() - 1);
+}
+
 TEST(OfflinePlanner, VariesTheBestRankedPassFirst) {
   // sgemm-like: compute-bound, its pipeline has unroll (variants 4, 8)
   // before thread-coarsen in the canonical order; with two candidates per
