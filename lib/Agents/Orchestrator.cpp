@@ -139,7 +139,7 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
     }
     if (C->Files.empty() || SeenHash.count(C->contentHash()))
       continue;
-    C->Id = "known" + std::to_string(ConfirmedEarlier.size() + 1);
+    C->Id = KnownWinnerIdPrefix + std::to_string(ConfirmedEarlier.size() + 1);
     C->ParentId = "baseline";
     if (C->Rationale.empty())
       C->Rationale = K.P.Rationale;

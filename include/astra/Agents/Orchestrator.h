@@ -44,6 +44,10 @@ struct OrchestratorOptions {
   double TimeBudgetSeconds = 0;
 };
 
+/// The id of a candidate taken from KernelFacts::KnownWinners with its
+/// evaluation (not run again) starts with this: "known1".
+inline constexpr const char KnownWinnerIdPrefix[] = "known";
+
 /// Progress as it happens: "kernel, round, candidate, best so far".
 struct ProgressEvent {
   std::string Kernel;
