@@ -35,6 +35,13 @@
 // RUN: FileCheck %s --check-prefix=COARSEN-CODE < %t/suite/kb/gelu.cu
 // COARSEN-CODE: constexpr int astra_vec = 4;
 // COARSEN-CODE: gelu<<<blocks, threads, 0, stream>>>(x, y, n);
+// A pipeline with rows-per-block first, the same without it second (it
+// costs launch-bound sets their parallelism: silu_and_mul's decode 0.77x
+// on the H100, 1.95x without it).
+// RUN: mkdir -p %t/suite/sg && cp %astra_src_root/kernels/sglang/silu_and_mul.cu* %t/suite/sg/
+// RUN: %clang-astra optimize --static %t/suite/sg/silu_and_mul.cu 2>&1 | FileCheck %s --check-prefix=ROWS
+// ROWS: static: restrict-const+vectorize+ldg+fast-math+index32+rows-per-block+launch-bounds: compiles
+// ROWS-NEXT: static: restrict-const+vectorize+ldg+fast-math+index32+launch-bounds: compiles
 // RUN: not env ASTRA_LIBCUDA=%t/no-such-libcuda.so %clang-astra optimize %t/orig.cu 2>&1 | FileCheck %s --check-prefix=NOGPU
 // NOGPU: error: no NVIDIA driver ({{.*}}no-such-libcuda.so could not be loaded{{.*}}); optimize needs a GPU to verify and time candidates (--static runs the passes and the NVPTX compile without one; see also --without-gpu)
 // RUN: cp %s %t/nospec.cu
