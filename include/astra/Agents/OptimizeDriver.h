@@ -99,7 +99,8 @@ private:
   /// One optimization of \p File (compiled by \p Command, workload
   /// \p Spec); with \p Split its kernels are split by shape-split first (a
   /// file where nothing splits comes back with Skipped set), each half
-  /// trying \p Unsplit's winner of its kernel first.
+  /// starting from \p Unsplit's winner of its kernel with the evaluation
+  /// \p Unsplit confirmed on the half's sets.
   FileOutcome runFileOnce(const std::string &File,
                           const std::vector<std::string> &Command,
                           SpecFile Spec, bool Split,
