@@ -124,11 +124,8 @@ adversarialBases(const std::vector<KernelSpec> &Specs, const SpecFile &File) {
   return Out;
 }
 
-/// \p Whole (an evaluation of a kernel before shape-split) on the shape
-/// sets of \p Half, one half's spec entries, labelled as the half's jobs
-/// label them; not profiled when a set of the half has no timing in it.
-static Evaluation evaluationOnHalf(const Evaluation &Whole,
-                                   const std::vector<KernelSpec> &Half) {
+Evaluation evaluationOnHalf(const Evaluation &Whole,
+                            const std::vector<KernelSpec> &Half) {
   Evaluation E = Whole;
   E.Timings.clear();
   // The whole kernel's labels carry the template arguments when it had

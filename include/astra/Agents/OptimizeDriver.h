@@ -123,6 +123,12 @@ std::string mergeEdits(const std::string &Original,
                        const std::vector<std::string> &Versions,
                        std::vector<size_t> *Dropped = nullptr);
 
+/// \p Whole (an evaluation of a kernel before shape-split) on the shape
+/// sets of \p Half, one half's spec entries, labelled as the half's jobs
+/// label them; not profiled when a set of the half has no timing in it.
+Evaluation evaluationOnHalf(const Evaluation &Whole,
+                            const std::vector<KernelSpec> &Half);
+
 } // namespace astra
 
 #endif
