@@ -102,11 +102,9 @@ std::vector<uint64_t> EngineEvaluator::nextSeeds() {
   return Seeds;
 }
 
-std::string shapeLabel(const std::vector<KernelSpec> &Specs,
-                       const KernelSpec &S, StringRef Shape) {
-  if (Specs.size() < 2)
+std::string shapeLabel(StringRef Name, StringRef Shape, bool Several) {
+  if (!Several)
     return Shape.str();
-  StringRef Name = S.Kernel;
   size_t Lt = Name.find('<');
   return (Lt == StringRef::npos ? Name : Name.substr(Lt)).str() + " " +
          Shape.str();

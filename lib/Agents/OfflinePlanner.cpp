@@ -221,22 +221,24 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
   if (S.Baseline)
     for (const ShapeTiming &T : S.Baseline->Timings)
       LaunchBoundSet |= T.BaselineUs < LaunchBoundUs;
-  auto Add = [&](Plan P) {
+  // A plan to try, with the launch defaults below unless \p AsIs (a known
+  // winner, whose parameters are what won).
+  auto Add = [&](Plan P, bool AsIs = false) {
     // delinearize's blocks are chosen for thread-coarsen to fold their
     // rows into each thread (blocks of one row: what small grids want),
     // so a plan with both gets delinearize's preferred shape and
     // thread-coarsen's y equal to its rows, unless a variant says otherwise;
     // without a launch-bound set, 256 x 4 blocks with 4 x 4 outputs per
     // thread (4.49x / 4.92x on conv1d's large sets, 0.97x on the small).
-    if (is_contained(P.Passes, "delinearize") &&
-        is_contained(P.Passes, "thread-coarsen")) {
+    bool Coarsens = !AsIs && is_contained(P.Passes, "thread-coarsen");
+    if (Coarsens && is_contained(P.Passes, "delinearize")) {
       bool Large = !LaunchBoundSet;
       P.Params.emplace("delinearize.x", Large ? "256" : "64");
       P.Params.emplace("delinearize.y", Large ? "4" : "8");
       P.Params.emplace("thread-coarsen.y", P.Params["delinearize.y"]);
       if (Large)
         P.Params.emplace("thread-coarsen.x", "4");
-    } else if (is_contained(P.Passes, "thread-coarsen") && !LaunchBoundSet) {
+    } else if (Coarsens && !LaunchBoundSet) {
       // thread-coarsen's default of 4 rows per thread keeps small grids
       // fed; without them 8 (sgemm's 4096^3 and MLP sets: 2.15x / 2.10x
       // against 2.00x / 2.04x, H100 session 7).
@@ -297,15 +299,9 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
   };
 
   if (S.Round == 1 || S.Beam.empty()) {
-    // A known winner first, as it is: Add's launch defaults would make it
-    // another plan.
-    for (const KnownWinner &K : F.KnownWinners) {
-      const Plan &W = K.P;
-      if (Plans.size() < MaxPlans && !W.Passes.empty() && !Tried(W)) {
-        Proposed.insert(W.ParentId + ":" + W.label());
-        Plans.push_back(W);
-      }
-    }
+    // A known winner first, as it is.
+    for (const KnownWinner &K : F.KnownWinners)
+      Add(K.P, /*AsIs=*/true);
     // Everything that applies, composed in the canonical order: often the
     // best single experiment.
     // The block size is not part of it: a size that suits one pipeline can

@@ -135,11 +135,7 @@ Evaluation evaluationOnHalf(const Evaluation &Whole,
   });
   for (const KernelSpec &KS : Half)
     for (const ShapeSet &Sh : KS.Shapes) {
-      size_t Lt = StringRef(KS.Kernel).find('<');
-      std::string Wanted =
-          Prefixed && Lt != StringRef::npos
-              ? KS.Kernel.substr(Lt) + " " + Sh.Name
-              : Sh.Name;
+      std::string Wanted = shapeLabel(KS.Kernel, Sh.Name, Prefixed);
       auto It = find_if(Whole.Timings,
                         [&](const ShapeTiming &T) { return T.Shape == Wanted; });
       if (It == Whole.Timings.end())

@@ -124,6 +124,23 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
   State.Baseline = &Evaluations.front();
   State.History = &Out.Attempts;
 
+  // Keeps a verified and timed candidate: a parent worth extending when
+  // faster on average, even when not yet faster on every shape set; the
+  // best so far when acceptable and faster than it (then true).
+  auto Keep = [&](const Candidate &C, const Evaluation &E) {
+    Candidates.push_back(C);
+    Evaluations.push_back(E);
+    ById[C.Id] = Candidates.size() - 1;
+    double Score = E.geomeanSpeedup();
+    if (Score > 1.0)
+      Beam.push_back({&Candidates.back(), &Evaluations.back()});
+    if (!acceptable(E) || Score <= BestScore)
+      return false;
+    BestScore = Score;
+    BestId = C.Id;
+    return true;
+  };
+
   // Known winners with their confirmed evaluation on these shape sets (a
   // shape-split half, given the unsplit run's winner): the code is made,
   // not run again; it is a parent and a winner like the others, and needs
@@ -156,16 +173,8 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
                 fmtSpeedup(K.E.minSpeedup()) +
                 " worst shape, as confirmed in the run that found it (not "
                 "run again)";
-    if (acceptable(K.E) && Score > BestScore) {
-      BestScore = Score;
-      BestId = C->Id;
-    }
-    Candidates.push_back(*C);
-    Evaluations.push_back(K.E);
-    ById[C->Id] = Candidates.size() - 1;
+    Keep(*C, K.E);
     ConfirmedEarlier.insert(Candidates.size() - 1);
-    if (Score > 1.0)
-      Beam.push_back({&Candidates.back(), &Evaluations.back()});
     if (Progress)
       Progress({Facts.Kernel, 1, Opts.Rounds, 0, 0, K.P.label(), BestScore,
                 "known winner (" + K.P.label() + "): " + A.Outcome});
@@ -288,11 +297,6 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
       if (acceptable(E)) {
         A.Outcome = "faster: " + fmtSpeedup(Score) + " geomean, " +
                     fmtSpeedup(E.minSpeedup()) + " worst shape";
-        if (Score > BestScore) {
-          BestScore = Score;
-          BestId = C->Id;
-          Gained = true;
-        }
       } else if (E.minSpeedup() < 1.0) {
         A.Outcome = "slower on " + slowShapes(E, 1.0);
       } else if (E.minSpeedup() < shapeMargin()) {
@@ -304,14 +308,8 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
                     " overall (geomean " + fmtSpeedup(Score) + ")";
       }
       A.Outcome += Retimed;
+      Gained |= Keep(*C, E);
       Report(A.Outcome + "; profiled" + ProfileTime);
-      Candidates.push_back(*C);
-      Evaluations.push_back(E);
-      ById[C->Id] = Candidates.size() - 1;
-      // Verified and faster on average: a parent worth extending, even when
-      // not yet faster on every shape set.
-      if (Score > 1.0)
-        Beam.push_back({&Candidates.back(), &Evaluations.back()});
       Out.Attempts.push_back(std::move(A));
     }
     std::stable_sort(Beam.begin(), Beam.end(), [](const Entry &A, const Entry &B) {

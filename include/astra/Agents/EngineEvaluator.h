@@ -39,11 +39,16 @@ struct EngineOptions {
   llvm::raw_ostream *Log = nullptr;
 };
 
-/// The label of shape set \p Shape of \p S, one of \p Specs (the entries
-/// tested together), in timings: "<__half> decode" when several
-/// instantiations are tested, else "decode".
-std::string shapeLabel(const std::vector<KernelSpec> &Specs,
-                       const KernelSpec &S, llvm::StringRef Shape);
+/// The label of shape set \p Shape of spec entry \p Kernel in timings:
+/// "<__half> decode" when \p Several instantiations are tested together,
+/// else "decode".
+std::string shapeLabel(llvm::StringRef Kernel, llvm::StringRef Shape,
+                       bool Several);
+/// The same for \p S, one of the entries \p Specs tested together.
+inline std::string shapeLabel(const std::vector<KernelSpec> &Specs,
+                              const KernelSpec &S, llvm::StringRef Shape) {
+  return shapeLabel(S.Kernel, Shape, Specs.size() > 1);
+}
 
 /// Tests one source kernel. A template kernel may have several spec entries
 /// (one per instantiation, e.g. bf16 and fp16): a rewrite of the template
