@@ -131,8 +131,9 @@ public:
     }
   }
 
-  /// Runs one seed; false when the run should stop (failure or error).
-  bool runSeed(uint64_t Seed);
+  /// Runs one seed on the inputs \p Inputs made for it; false when the run
+  /// should stop (failure or error).
+  bool runSeed(uint64_t Seed, InputPrefetcher &Inputs);
   /// Warnings for outputs that were weak on every seed.
   void finish();
   /// Where the last seed's time went ("inputs <s> s, baseline <s> s,
@@ -169,8 +170,9 @@ private:
   std::set<std::string> UntouchedWarned;
   std::map<std::string, std::string> Weak; ///< Weak on every seed so far.
   bool FirstSeed = true;
-  /// Seconds the last seed spent making inputs, on the baseline, on the
-  /// candidate (runs, transfers and checks).
+  /// Seconds the last seed spent waiting for its inputs (made while the
+  /// seed before it ran), on the baseline, on the candidate (runs, transfers
+  /// and checks).
   double InputSeconds = 0, BaselineSeconds = 0, CandidateSeconds = 0;
 };
 
@@ -311,14 +313,12 @@ RunVerifier::validity(const std::map<std::string, HostBuffer> &Inputs,
   return *R;
 }
 
-bool RunVerifier::runSeed(uint64_t Seed) {
+bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
   Out.SeedsRun.push_back(Seed);
   std::string Where = describeRun(Run, Seed);
-  auto Start = std::chrono::steady_clock::now();
   InputSeconds = BaselineSeconds = CandidateSeconds = 0;
-  auto InputsOr = generateInputs(S.Spec, Run.Vars, Seed, Run.Values);
-  InputSeconds = secondsSince(Start);
-  Start = std::chrono::steady_clock::now();
+  auto InputsOr = Made.next(&InputSeconds);
+  auto Start = std::chrono::steady_clock::now();
   if (!InputsOr) {
     recordError(Out, "inputs for " + Where + ": " +
                          toString(InputsOr.takeError()),
@@ -609,10 +609,11 @@ void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
   (*B)->setDeviceOps(S.Ops);
   (*C)->setDeviceOps(S.Ops);
   RunVerifier V(S, Run, Out, **B, **C);
+  InputPrefetcher Made(S.Spec, Run.Vars, Run.Seeds, Run.Values);
   for (uint64_t Seed : Run.Seeds) {
     if (S.Log)
       *S.Log << "  " << describeRun(Run, Seed) << "\n";
-    if (!V.runSeed(Seed))
+    if (!V.runSeed(Seed, Made))
       break;
     if (S.Log)
       *S.Log << "    " << V.lastSeedTimes() << "\n";
@@ -631,9 +632,10 @@ void runCandidateOnly(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
     recordError(Out, toString(K.takeError()), std::nullopt);
     return;
   }
+  InputPrefetcher Made(S.Spec, Run.Vars, Run.Seeds, Run.Values);
   for (uint64_t Seed : Run.Seeds) {
     Out.SeedsRun.push_back(Seed);
-    auto Inputs = generateInputs(S.Spec, Run.Vars, Seed, Run.Values);
+    auto Inputs = Made.next();
     if (!Inputs) {
       recordError(Out, toString(Inputs.takeError()), Seed);
       return;

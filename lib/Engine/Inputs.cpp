@@ -5,6 +5,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <numeric>
@@ -564,6 +565,47 @@ generateInputs(const KernelSpec &S, const Env &Vars, uint64_t Seed,
       Out[A.Name] = std::move(*B);
     }
   return Out;
+}
+
+InputPrefetcher::InputPrefetcher(const KernelSpec &S, const Env &Vars,
+                                 std::vector<uint64_t> Seeds, ValueMode Mode)
+    : Spec(S), Vars(Vars), Seeds(std::move(Seeds)), Mode(Mode) {
+  start();
+}
+
+InputPrefetcher::~InputPrefetcher() {
+  if (Pending.valid()) {
+    // An unconsumed Expected must be checked before it is destroyed.
+    auto Unused = Pending.get();
+    if (!Unused)
+      consumeError(Unused.takeError());
+  }
+}
+
+void InputPrefetcher::start() {
+  if (Started >= Seeds.size())
+    return;
+  uint64_t Seed = Seeds[Started++];
+  // Spec outlives this object (the caller's); Vars and Mode are copies.
+  Pending = std::async(std::launch::async, [this, Seed] {
+    return generateInputs(Spec, Vars, Seed, Mode);
+  });
+}
+
+Expected<std::map<std::string, HostBuffer>>
+InputPrefetcher::next(double *WaitSeconds) {
+  if (!Pending.valid())
+    return createStringError(inconvertibleErrorCode(),
+                             "internal error: inputs asked for past the "
+                             "run's last seed");
+  auto T0 = std::chrono::steady_clock::now();
+  Expected<std::map<std::string, HostBuffer>> R = Pending.get();
+  if (WaitSeconds)
+    *WaitSeconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - T0)
+                       .count();
+  start();
+  return R;
 }
 
 } // namespace astra

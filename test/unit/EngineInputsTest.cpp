@@ -207,4 +207,45 @@ TEST(EngineInputsTest, ValueModesTouchOnlyPlainFloatInputs) {
   EXPECT_GT(MaxLarge, 1000.0);
 }
 
+TEST(EngineInputsTest, PrefetcherGivesEachSeedGenerateInputsBytesInOrder) {
+  // Big enough for several generation chunks per buffer, so the background
+  // making runs the same chunked loops as a direct call.
+  KernelSpec S = specWith({buffer("x", DType::F32, "n", "normal(0, 1)"),
+                           buffer("i", DType::I32, "n", "randint(0, 9)"),
+                           buffer("out", DType::F32, "n", "", Role::Output)});
+  Env E = vars({{"n", 3 << 20}});
+  for (ValueMode M : {ValueMode::Spec, ValueMode::Large}) {
+    std::vector<uint64_t> Seeds = {7, 8, 9};
+    InputPrefetcher P(S, E, Seeds, M);
+    for (uint64_t Seed : Seeds) {
+      double Wait = -1;
+      auto Got = P.next(&Wait);
+      ASSERT_TRUE(bool(Got)) << toString(Got.takeError());
+      EXPECT_GE(Wait, 0.0);
+      auto Want = cantFail(generateInputs(S, E, Seed, M));
+      ASSERT_EQ(Got->size(), Want.size());
+      EXPECT_TRUE(Got->at("x") == Want.at("x")) << valueModeName(M).str()
+                                                << " seed " << Seed;
+      EXPECT_TRUE(Got->at("i") == Want.at("i")) << "seed " << Seed;
+    }
+    auto Past = P.next();
+    ASSERT_FALSE(bool(Past));
+    EXPECT_NE(toString(Past.takeError()).find("past the run's last seed"),
+              std::string::npos);
+  }
+}
+
+TEST(EngineInputsTest, PrefetcherPassesErrorsOnAndCanBeLeftEarly) {
+  KernelSpec Bad = specWith({buffer("p", DType::I32, "n", "permutation(4)")});
+  InputPrefetcher P(Bad, vars({{"n", 8}}), {1, 2}, ValueMode::Spec);
+  auto G = P.next();
+  ASSERT_FALSE(bool(G));
+  EXPECT_NE(toString(G.takeError()).find("args.p.init"), std::string::npos);
+  // Left with seed 2's (failed) making pending, and a good one with two
+  // seeds pending: destruction waits for them and drops their results.
+  KernelSpec Good = specWith({buffer("x", DType::F32, "n", "normal(0, 1)")});
+  InputPrefetcher Q(Good, vars({{"n", 1 << 20}}), {1, 2, 3}, ValueMode::Spec);
+  EXPECT_TRUE(bool(Q.next()));
+}
+
 } // namespace

@@ -25,8 +25,10 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <future>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace astra {
 
@@ -79,6 +81,39 @@ llvm::StringRef valueModeName(ValueMode M);
 llvm::Expected<std::map<std::string, HostBuffer>>
 generateInputs(const KernelSpec &S, const Env &Vars, uint64_t Seed,
                ValueMode Mode = ValueMode::Spec);
+
+/// The inputs of a run's seeds, in order, each made while the caller works
+/// on the one before: on big shape sets a seed's inputs take as long to make
+/// on the host as the baseline's runs and transfers take on the device
+/// (about 1.8 s and 1.5 s a seed at 1.6 GB a buffer, docs/results/H100.md,
+/// fourteenth session), so a verification that overlaps the two spends
+/// about half the time. The values are generateInputs' for each seed: only
+/// when they are made changes.
+class InputPrefetcher {
+public:
+  InputPrefetcher(const KernelSpec &S, const Env &Vars,
+                  std::vector<uint64_t> Seeds, ValueMode Mode);
+  /// Waits for a seed still being made (an abandoned run's last one).
+  ~InputPrefetcher();
+  InputPrefetcher(const InputPrefetcher &) = delete;
+  InputPrefetcher &operator=(const InputPrefetcher &) = delete;
+
+  /// The inputs of the next seed (an error after the last), and starts
+  /// making the seed after it. \p WaitSeconds, when given, is how long the
+  /// call waited for them.
+  llvm::Expected<std::map<std::string, HostBuffer>>
+  next(double *WaitSeconds = nullptr);
+
+private:
+  void start();
+
+  const KernelSpec &Spec;
+  Env Vars;
+  std::vector<uint64_t> Seeds;
+  ValueMode Mode;
+  size_t Started = 0; ///< Seeds whose making has begun.
+  std::future<llvm::Expected<std::map<std::string, HostBuffer>>> Pending;
+};
 
 /// Element counts of every buffer argument under \p Vars.
 llvm::Expected<std::map<std::string, uint64_t>>
