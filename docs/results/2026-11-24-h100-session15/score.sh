@@ -6,11 +6,13 @@
 # $OUT/score, with the scoreboard's settings, started only while its
 # estimated time is left of the call's LIMIT seconds; a kernel cut by the
 # limit is simply not in the scoreboard (it runs again next call).
-# Optional: PRE (a command run first, e.g. GPU tests), LIMIT (default 585).
+# Optional: PRE (a command run first, e.g. GPU tests), LIMIT (default 585),
+# DIST (the folder holding the build's tarball, default dist; --resume needs
+# the scoreboard's own build: ab6c397 is kept in build-scoreboard-ab6c397/).
 set -u
 T0=$(date +%s)
 LIMIT=${LIMIT:-585}
-mkdir -p /tmp/astra-bundle && tar -xJf dist/clang-astra-*.tar.xz -C /tmp/astra-bundle || exit 1
+mkdir -p /tmp/astra-bundle && tar -xJf ${DIST:-dist}/clang-astra-*.tar.xz -C /tmp/astra-bundle || exit 1
 A=$(ls -d /tmp/astra-bundle/clang-astra-*)
 export ASTRA_TOOLS_DIR=$A/bin PATH=$A/bin:$PATH ASTRA_CACHE_DIR=/tmp/astra-cache PYTHONUNBUFFERED=1
 L=$OUT/logs && mkdir -p $L
