@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 using namespace llvm;
 
@@ -37,7 +38,8 @@ static double geomean(const std::vector<double> &V) {
 
 Scoreboard buildScoreboard(
     const std::vector<KernelReport> &Reports,
-    const std::map<std::string, std::pair<double, double>> &Torch) {
+    const std::map<std::string, std::pair<double, double>> &Torch,
+    const std::map<std::string, double> &FileSeconds) {
   Scoreboard SB;
   // Per kernel: the speedup of each set, against torch.compile, roofline.
   struct Sums {
@@ -60,6 +62,9 @@ Scoreboard buildScoreboard(
       New.File = R.File;
       New.Kernel = Name;
       New.Ok = true;
+      auto T = FileSeconds.find(R.File);
+      if (T != FileSeconds.end())
+        New.FileSeconds = T->second;
       SB.Kernels.push_back(New);
       Acc.emplace_back();
     }
@@ -152,7 +157,13 @@ void summarizeScoreboard(Scoreboard &SB) {
   std::vector<double> All;
   double RoofSum = 0;
   unsigned RoofN = 0, AtLeast = 0, Compared = 0;
+  std::set<std::string> Timed;
   for (const KernelScore &K : SB.Kernels) {
+    // A file's time once, however many kernels it holds.
+    if (K.FileSeconds >= 0 && Timed.insert(K.File).second) {
+      S.BenchSeconds += K.FileSeconds;
+      ++S.TimedFiles;
+    }
     // A kernel that could not be run keeps its original code: 1.0x, and it
     // counts against fast_p as a failure.
     All.push_back(K.Ok ? K.Speedup : 1.0);
@@ -234,6 +245,9 @@ Expected<StoredScoreboard> parseScoreboardJson(StringRef Text,
       if (Error E = R.number(K, F, Key, *Into, /*Required=*/true))
         return E;
     if (Error E = R.optionalNumber(K, F, "vs_torch_compile", S.VsCompile))
+      return E;
+    if (Error E = R.number(K, F, "file_seconds", S.FileSeconds,
+                           /*Required=*/false))
       return E;
     Out.Board.Kernels.push_back(std::move(S));
   }
@@ -329,19 +343,27 @@ std::string scoreboardMarkdown(const Scoreboard &SB, const RunInfo &Info) {
   if (S.CompileCompared)
     OS << "| at least as fast as torch.compile | " << *S.AtLeastCompile
        << " of " << *S.CompileCompared << " |\n";
+  if (S.TimedFiles)
+    OS << "| bench time | " << f(S.BenchSeconds, "%.0f") << " s over "
+       << S.TimedFiles << (S.TimedFiles == 1 ? " file" : " files") << " |\n";
 
+  // The file's bench time goes last, so a row's other columns read as they
+  // did before it was recorded.
   OS << "\n## Kernels\n\n| suite | kernel | speedup | worst shape | roofline "
-        "after | vs torch.compile | result |\n|---|---|---|---|---|---|---|\n";
+        "after | vs torch.compile | result | bench time (file) |\n"
+        "|---|---|---|---|---|---|---|---|\n";
   for (const KernelScore &K : SB.Kernels) {
+    std::string Time =
+        K.FileSeconds >= 0 ? f(K.FileSeconds, "%.0f s") : std::string("-");
     OS << "| " << K.Suite << " | " << K.Kernel << " | ";
     if (!K.Error.empty()) {
-      OS << "- | - | - | - | error: " << K.Error << " |\n";
+      OS << "- | - | - | - | error: " << K.Error << " | " << Time << " |\n";
       continue;
     }
     OS << f(K.Speedup, "%.2fx") << " | " << f(K.MinSpeedup, "%.2fx") << " | "
        << pct(K.RooflineAfter) << " | "
        << (K.VsCompile ? f(*K.VsCompile, "%.2fx") : std::string("-")) << " | "
-       << (K.Ok ? "verified" : "NOT verified") << " |\n";
+       << (K.Ok ? "verified" : "NOT verified") << " | " << Time << " |\n";
   }
   OS << "\n## Shape sets\n\n| kernel | shape | baseline us | optimized us | "
         "speedup | roofline before | roofline after | eager us | compile us | "
@@ -380,6 +402,10 @@ std::string scoreboardJson(const Scoreboard &SB, const RunInfo &Info) {
     W.field("at_least_torch_compile", *SB.Summary.AtLeastCompile);
     W.field("torch_compile_compared", *SB.Summary.CompileCompared);
   }
+  if (SB.Summary.TimedFiles) {
+    W.field("bench_seconds", SB.Summary.BenchSeconds);
+    W.field("timed_files", SB.Summary.TimedFiles);
+  }
   W.objectEnd();
   W.key("kernels");
   W.arrayBegin();
@@ -395,6 +421,8 @@ std::string scoreboardJson(const Scoreboard &SB, const RunInfo &Info) {
     W.field("min_speedup", K.MinSpeedup);
     W.field("roofline_after", K.RooflineAfter);
     W.field("vs_torch_compile", K.VsCompile);
+    if (K.FileSeconds >= 0)
+      W.field("file_seconds", K.FileSeconds);
     W.objectEnd();
   }
   W.arrayEnd();

@@ -195,4 +195,55 @@ TEST(Scoreboard, SplitHalvesCountAsOneKernel) {
   EXPECT_DOUBLE_EQ(SB.Summary.FastP.at(1.0), 1.0);
 }
 
+TEST(Scoreboard, BenchTimeCountsEachFileOnce) {
+  std::map<std::string, double> Seconds = {{"kernels/sglang/k.cu", 40.4},
+                                           {"kernels/gnn/g.cu", 25.0}};
+  Scoreboard SB = buildScoreboard(
+      {report("a", {2.0, 2.0}), report("b", {1.5, 1.5}),
+       report("g", {1.2, 1.2}, "kernels/gnn/g.cu"),
+       report("u", {1.1, 1.1}, "kernels/gnn/untimed.cu")},
+      {}, Seconds);
+  ASSERT_EQ(SB.Kernels.size(), 4u);
+  EXPECT_DOUBLE_EQ(SB.Kernels[0].FileSeconds, 40.4);
+  EXPECT_DOUBLE_EQ(SB.Kernels[1].FileSeconds, 40.4);
+  EXPECT_DOUBLE_EQ(SB.Kernels[3].FileSeconds, -1);
+  // k.cu's two kernels share one file's time.
+  EXPECT_DOUBLE_EQ(SB.Summary.BenchSeconds, 65.4);
+  EXPECT_EQ(SB.Summary.TimedFiles, 2u);
+  std::string Md = scoreboardMarkdown(SB, RunInfo());
+  EXPECT_NE(Md.find("| bench time | 65 s over 2 files |"), std::string::npos)
+      << Md;
+  EXPECT_NE(Md.find("| sglang | a | 2.00x | 2.00x | 100% | - | verified | 40 s |"),
+            std::string::npos)
+      << Md;
+  EXPECT_NE(Md.find("| gnn | u | 1.10x | 1.10x | 55% | - | verified | - |"),
+            std::string::npos)
+      << Md;
+
+  // Through scoreboard.json and a resumed run's merge.
+  auto Back = parseScoreboardJson(scoreboardJson(SB, RunInfo()), "s.json");
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_DOUBLE_EQ(Back->Board.Kernels[0].FileSeconds, 40.4);
+  EXPECT_DOUBLE_EQ(Back->Board.Kernels[3].FileSeconds, -1);
+  Scoreboard More = buildScoreboard({report("m", {1.3, 1.3}, "kernels/x/m.cu")},
+                                    {}, {{"kernels/x/m.cu", 10.0}});
+  Scoreboard Merged = mergeScoreboards(Back->Board, More);
+  EXPECT_DOUBLE_EQ(Merged.Summary.BenchSeconds, 75.4);
+  EXPECT_EQ(Merged.Summary.TimedFiles, 3u);
+}
+
+TEST(Scoreboard, ScoreboardsWithoutTimesReadAsBefore) {
+  // A scoreboard.json written before bench recorded times.
+  Scoreboard SB = buildScoreboard({report("a", {2.0, 2.0})});
+  std::string J = scoreboardJson(SB, RunInfo());
+  EXPECT_EQ(J.find("file_seconds"), std::string::npos);
+  EXPECT_EQ(J.find("bench_seconds"), std::string::npos);
+  auto Back = parseScoreboardJson(J, "s.json");
+  ASSERT_TRUE(bool(Back)) << llvm::toString(Back.takeError());
+  EXPECT_DOUBLE_EQ(Back->Board.Kernels[0].FileSeconds, -1);
+  std::string Md = scoreboardMarkdown(Back->Board, RunInfo());
+  EXPECT_EQ(Md.find("| bench time |"), std::string::npos) << Md;
+  EXPECT_NE(Md.find("| verified | - |"), std::string::npos) << Md;
+}
+
 } // namespace

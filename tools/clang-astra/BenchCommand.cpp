@@ -16,11 +16,15 @@
 #include "astra/Support/FileIO.h"
 
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
 #include <optional>
 #include <set>
 
@@ -47,6 +51,14 @@ static cl::opt<bool> Resume(
              "already has are not run again, and this run's kernels are "
              "added to it (the same clang-astra build only)"),
     cl::sub(BenchCmd), cl::cat(AstraCategory));
+static cl::opt<double> StopAfter(
+    "stop-after",
+    cl::desc("Start no new file once this many seconds have passed since "
+             "bench started (the file under way finishes); the scoreboard "
+             "keeps what was measured and --resume continues it. For runs "
+             "inside a time-limited GPU reservation (default 0: no limit)"),
+    cl::init(0), cl::value_desc("seconds"), cl::sub(BenchCmd),
+    cl::cat(AstraCategory));
 static OptimizeOptions Opts(BenchCmd);
 
 /// Moves DIR/report.{json,md} of an earlier run to report.<k>.{json,md}
@@ -104,8 +116,11 @@ static Expected<std::vector<std::string>> collectSuite() {
 }
 
 static int runBench(const Session &S) {
+  auto Started = std::chrono::steady_clock::now();
   if (Inputs.empty())
     return reportError("bench: give a suite directory (e.g. kernels/) or files");
+  if (StopAfter < 0)
+    return reportError("bench: --stop-after must not be negative");
   auto Files = collectSuite();
   if (!Files)
     return reportError(Files.takeError());
@@ -191,11 +206,12 @@ static int runBench(const Session &S) {
 
   OptimizeDriver Driver(*TC, *CC, *Req, progressPrinter());
   std::vector<KernelReport> All;
+  std::map<std::string, double> FileSeconds;
   std::string Md;
   // The scoreboard is rewritten after every file: a run cut short (a GPU
   // reservation ending) keeps what it measured.
   auto WriteScoreboard = [&](bool Write) -> Error {
-    Scoreboard SB = buildScoreboard(All, Torch);
+    Scoreboard SB = buildScoreboard(All, Torch, FileSeconds);
     RunInfo Info = Driver.runInfo();
     fillRunInfo(Info, Opts, S);
     RunInfo ThisRun = Info;
@@ -233,18 +249,43 @@ static int runBench(const Session &S) {
   if (Files->empty())
     if (Error E = WriteScoreboard(/*Write=*/false))
       return reportError(std::move(E));
-  for (const std::string &File : *Files) {
+  auto SecondsSince = [](std::chrono::steady_clock::time_point T) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - T)
+        .count();
+  };
+  for (size_t I = 0; I < Files->size(); ++I) {
+    const std::string &File = (*Files)[I];
+    double Elapsed = SecondsSince(Started);
+    if (StopAfter > 0 && Elapsed >= StopAfter) {
+      std::vector<std::string> Left;
+      for (size_t J = I; J < Files->size(); ++J)
+        Left.push_back(displayPath((*Files)[J]));
+      bool One = Left.size() == 1;
+      std::string Limit;
+      raw_string_ostream(Limit) << format("%g", StopAfter.getValue());
+      note(formatv("bench: --stop-after {0}: {1:f0} s passed; {2} {3} not "
+                   "started ({4}); `bench --resume` with the same --report "
+                   "measures {5}",
+                   Limit, Elapsed, Left.size(), One ? "file" : "files",
+                   join(Left, ", "), One ? "it" : "them")
+               .str());
+      break;
+    }
+    auto FileStart = std::chrono::steady_clock::now();
     FileOutcome FO = Driver.runFile(File);
+    double Took = SecondsSince(FileStart);
     if (!FO.Error.empty()) {
       KernelReport R;
       R.File = displayPath(FO.File);
       R.Kernel = sys::path::stem(FO.File).str();
       R.Error = FO.Error;
       printKernelSummary(errs(), R);
+      FileSeconds[R.File] = Took;
       All.push_back(R);
     }
     for (KernelReport &R : FO.Kernels) {
       printKernelSummary(errs(), R);
+      FileSeconds[R.File] = Took;
       All.push_back(R);
     }
     if (Error E = WriteScoreboard(/*Write=*/true))

@@ -45,6 +45,10 @@ struct KernelScore {
   double RooflineAfter = -1; ///< Mean over shape sets, when known.
   bool MemoryBound = true;
   std::optional<double> VsCompile; ///< torch.compile time / our time (geomean).
+  /// Seconds bench spent on the kernel's file (every kernel of it, split
+  /// halves and checks included); -1 where not known (older scoreboards).
+  /// What planning a suite's runs into GPU reservations needs.
+  double FileSeconds = -1;
 };
 
 struct ScoreSummary {
@@ -55,6 +59,9 @@ struct ScoreSummary {
   double MeanRooflineAfter = -1; ///< Over memory-bound kernels with data.
   unsigned SlowerAnywhere = 0;   ///< Kernels slower on some shape set.
   std::optional<unsigned> AtLeastCompile, CompileCompared;
+  /// Sum of FileSeconds over the files that have one, and how many do.
+  double BenchSeconds = 0;
+  unsigned TimedFiles = 0;
 };
 
 struct Scoreboard {
@@ -65,10 +72,12 @@ struct Scoreboard {
 
 /// Builds the scoreboard from optimize reports; \p Suite names each file's
 /// suite (kernels/<suite>/...). \p Torch maps "kernel|shape" to
-/// {eager_us, compile_us}.
+/// {eager_us, compile_us}; \p FileSeconds maps a report's File to the
+/// seconds bench spent on it.
 Scoreboard buildScoreboard(
     const std::vector<KernelReport> &Reports,
-    const std::map<std::string, std::pair<double, double>> &Torch = {});
+    const std::map<std::string, std::pair<double, double>> &Torch = {},
+    const std::map<std::string, double> &FileSeconds = {});
 
 /// Recomputes \p SB's summary from its kernel scores (after a merge).
 void summarizeScoreboard(Scoreboard &SB);
