@@ -131,9 +131,9 @@ public:
     }
   }
 
-  /// Runs one seed on the inputs \p Inputs made for it; false when the run
+  /// Runs one seed on the inputs \p Made gives next; false when the run
   /// should stop (failure or error).
-  bool runSeed(uint64_t Seed, InputPrefetcher &Inputs);
+  bool runSeed(uint64_t Seed, InputPrefetcher &Made);
   /// Warnings for outputs that were weak on every seed.
   void finish();
   /// Where the last seed's time went ("inputs <s> s, baseline <s> s,
