@@ -1,5 +1,6 @@
 //===- Common.cpp ---------------------------------------------------------===//
 #include "Common.h"
+#include "astra/Engine/KernelSource.h"
 #include "astra/Support/FileIO.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -123,6 +124,65 @@ candidateLaunch(StringRef CandidateFile, StringRef Explicit,
   if (Same)
     return std::nullopt;
   return K->Launch;
+}
+
+Expected<VerifyJob> jobFromFiles(const Session &S, const JobFiles &F) {
+  bool HasCandidate = !F.CandidateFile.empty();
+  auto Prefixed = [&](StringRef Who, Error E) -> Error {
+    if (!HasCandidate)
+      return E;
+    return createStringError(inconvertibleErrorCode(),
+                             Who + ": " + toString(std::move(E)));
+  };
+  if (Error E = checkReadableFile(F.File))
+    return E;
+  if (HasCandidate)
+    if (Error E = checkReadableFile(F.CandidateFile))
+      return E;
+  auto TC = makeToolchain(S);
+  if (!TC)
+    return TC.takeError();
+  auto CC = makeCompileCommands(S);
+  if (!CC)
+    return CC.takeError();
+  auto Specs = loadSpecFor(F.File, F.SpecFile);
+  if (!Specs)
+    return Specs.takeError();
+  auto Kernel = chooseKernel(*Specs, F.KernelName);
+  if (!Kernel)
+    return Kernel.takeError();
+
+  VerifyJob Job;
+  Job.Spec = *Specs->find(*Kernel);
+  KernelSourceRequest Req;
+  Req.Kernel = *Kernel;
+  Req.ShowWarnings = Verbose;
+  auto BaseCmd = CC->deviceCommand(F.File, *TC);
+  if (!BaseCmd)
+    return BaseCmd.takeError();
+  Req.DeviceCommand = *BaseCmd;
+  Req.Spec = &Job.Spec;
+  auto Base = prepareKernelImage(*TC, Req);
+  if (!Base)
+    return Prefixed("baseline", Base.takeError());
+  Job.Baseline = std::move(*Base);
+  if (!HasCandidate)
+    return Job;
+
+  auto CandCmd = CC->deviceCommand(F.CandidateFile, *TC);
+  if (!CandCmd)
+    return CandCmd.takeError();
+  Req.DeviceCommand = *CandCmd;
+  Req.Spec = nullptr;
+  auto Cand = prepareKernelImage(*TC, Req);
+  if (!Cand)
+    return Prefixed("candidate", Cand.takeError());
+  Job.Candidate = std::move(*Cand);
+  auto CL = candidateLaunch(F.CandidateFile, F.CandidateSpec, Job.Spec);
+  if (!CL)
+    return Prefixed("candidate", CL.takeError());
+  Job.CandidateLaunch = std::move(*CL);
+  return Job;
 }
 
 } // namespace tool

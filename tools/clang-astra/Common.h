@@ -2,6 +2,7 @@
 #ifndef ASTRA_TOOLS_COMMON_H
 #define ASTRA_TOOLS_COMMON_H
 
+#include "astra/Engine/Job.h"
 #include "astra/Frontend/CompileCommands.h"
 #include "astra/Frontend/CudaParser.h"
 #include "astra/Frontend/CudaToolchain.h"
@@ -53,6 +54,19 @@ int runList(const Session &S);
 llvm::Expected<std::optional<LaunchSpec>>
 candidateLaunch(llvm::StringRef CandidateFile, llvm::StringRef Explicit,
                 const KernelSpec &Base);
+
+/// The files of a `verify` or `profile` job as its command line names them.
+struct JobFiles {
+  std::string File, SpecFile, KernelName;
+  std::string CandidateFile, CandidateSpec; ///< Empty: no candidate.
+};
+
+/// A job for \p F's kernel: its spec entry and its image compiled from
+/// File; with a candidate file, the same kernel compiled from it, found by
+/// name (a parameter that became const changes the mangled name), with the
+/// launch it makes. With a candidate, errors say which of the two failed
+/// ("baseline: ", "candidate: ").
+llvm::Expected<VerifyJob> jobFromFiles(const Session &S, const JobFiles &F);
 
 } // namespace tool
 } // namespace astra

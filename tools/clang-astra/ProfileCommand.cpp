@@ -9,9 +9,7 @@
 #include "Common.h"
 #include "Subcommands.h"
 #include "astra/Engine/JobRunner.h"
-#include "astra/Engine/KernelSource.h"
 #include "astra/Engine/Report.h"
-#include "astra/Support/FileIO.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -96,54 +94,11 @@ static int runProfile(const Session &S) {
     return reportError("profile: expected exactly one file (see --help)");
   if (Runs == 0)
     return reportError("profile: --runs must be at least 1");
-  const std::string &File = Files.front();
-  if (Error E = checkReadableFile(File))
-    return reportError(std::move(E));
-  if (!CandidateFile.empty())
-    if (Error E = checkReadableFile(CandidateFile))
-      return reportError(std::move(E));
-  auto TC = makeToolchain(S);
-  if (!TC)
-    return reportError(TC.takeError());
-  auto CC = makeCompileCommands(S);
-  if (!CC)
-    return reportError(CC.takeError());
-  auto Specs = loadSpecFor(File, SpecFileOpt);
-  if (!Specs)
-    return reportError(Specs.takeError());
-  auto Kernel = chooseKernel(*Specs, KernelName);
-  if (!Kernel)
-    return reportError(Kernel.takeError());
-
-  VerifyJob Job;
-  Job.Spec = *Specs->find(*Kernel);
-  KernelSourceRequest Req;
-  Req.Kernel = *Kernel;
-  Req.ShowWarnings = Verbose;
-  Req.Spec = &Job.Spec;
-  auto BaseCmd = CC->deviceCommand(File, *TC);
-  if (!BaseCmd)
-    return reportError(BaseCmd.takeError());
-  Req.DeviceCommand = *BaseCmd;
-  auto Base = prepareKernelImage(*TC, Req);
-  if (!Base)
-    return reportError(Base.takeError());
-  Job.Baseline = std::move(*Base);
-  if (!CandidateFile.empty()) {
-    auto CandCmd = CC->deviceCommand(CandidateFile, *TC);
-    if (!CandCmd)
-      return reportError(CandCmd.takeError());
-    Req.DeviceCommand = *CandCmd;
-    Req.Spec = nullptr;
-    auto Cand = prepareKernelImage(*TC, Req);
-    if (!Cand)
-      return reportError("candidate: " + toString(Cand.takeError()));
-    Job.Candidate = std::move(*Cand);
-    auto CL = candidateLaunch(CandidateFile, CandidateSpec, Job.Spec);
-    if (!CL)
-      return reportError("candidate: " + toString(CL.takeError()));
-    Job.CandidateLaunch = std::move(*CL);
-  }
+  auto J = jobFromFiles(S, {Files.front(), SpecFileOpt, KernelName,
+                            CandidateFile, CandidateSpec});
+  if (!J)
+    return reportError(J.takeError());
+  VerifyJob &Job = *J;
   Job.Shapes = ShapeNames;
   Job.Seeds = {SeedOpt};
   JobOptions &O = Job.Options;

@@ -95,54 +95,11 @@ static int runVerify(const Session &S) {
     return reportError("verify: --seeds must be at least 1");
   if (!(KernelTimeout > 0))
     return reportError("verify: --kernel-timeout must be positive");
-  const std::string &File = Files.front();
-  for (const std::string &F : {File, CandidateFile.getValue()})
-    if (Error E = checkReadableFile(F))
-      return reportError(std::move(E));
-  auto TC = makeToolchain(S);
-  if (!TC)
-    return reportError(TC.takeError());
-  auto CC = makeCompileCommands(S);
-  if (!CC)
-    return reportError(CC.takeError());
-  auto Specs = loadSpecFor(File, SpecFileOpt);
-  if (!Specs)
-    return reportError(Specs.takeError());
-  auto Kernel = chooseKernel(*Specs, KernelName);
-  if (!Kernel)
-    return reportError(Kernel.takeError());
-
-  VerifyJob Job;
-  Job.Spec = *Specs->find(*Kernel);
-  KernelSourceRequest Req;
-  Req.Kernel = *Kernel;
-  Req.ShowWarnings = Verbose;
-  auto BaseCmd = CC->deviceCommand(File, *TC);
-  if (!BaseCmd)
-    return reportError(BaseCmd.takeError());
-  Req.DeviceCommand = *BaseCmd;
-  Req.Spec = &Job.Spec;
-  auto Base = prepareKernelImage(*TC, Req);
-  if (!Base)
-    return reportError("baseline: " + toString(Base.takeError()));
-  Job.Baseline = std::move(*Base);
-
-  // The candidate is found by the same name: its mangled name may differ
-  // (a parameter that became const changes it).
-  auto CandCmd = CC->deviceCommand(CandidateFile, *TC);
-  if (!CandCmd)
-    return reportError(CandCmd.takeError());
-  Req.DeviceCommand = *CandCmd;
-  Req.Spec = nullptr;
-  auto Cand = prepareKernelImage(*TC, Req);
-  if (!Cand)
-    return reportError("candidate: " + toString(Cand.takeError()));
-  Job.Candidate = std::move(*Cand);
-  auto CL = candidateLaunch(CandidateFile, CandidateSpec, Job.Spec);
-  if (!CL)
-    return reportError("candidate: " + toString(CL.takeError()));
-  Job.CandidateLaunch = std::move(*CL);
-
+  auto J = jobFromFiles(S, {Files.front(), SpecFileOpt, KernelName,
+                            CandidateFile, CandidateSpec});
+  if (!J)
+    return reportError(J.takeError());
+  VerifyJob &Job = *J;
   Job.Shapes = ShapeNames;
   Job.Seeds = SeedOpt.getNumOccurrences() ? std::vector<uint64_t>{SeedOpt}
                                            : freshSeeds(NumSeeds);
