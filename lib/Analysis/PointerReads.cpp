@@ -1,12 +1,11 @@
 //===- PointerReads.cpp ---------------------------------------------------===//
 #include "astra/Analysis/PointerReads.h"
-#include "astra/Analysis/PointerAccess.h"
+#include "LocalAliases.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
-#include "clang/Basic/SourceManager.h"
 
 using namespace clang;
 using namespace llvm;
@@ -15,69 +14,18 @@ namespace astra {
 
 namespace {
 
-using VarSet = SmallPtrSet<const VarDecl *, 4>;
-
-void addAll(VarSet &To, const SmallPtrSetImpl<const VarDecl *> &From) {
-  To.insert(From.begin(), From.end());
-}
-
-/// The variables whose memory the lvalue \p E names: the pointer a
-/// subscript, `*` or `->` goes through, or a reference variable.
-void memoryBases(const Expr *E, VarSet &Out) {
-  if (!E)
-    return;
-  E = E->IgnoreParenImpCasts();
-  if (auto *ASE = dyn_cast<ArraySubscriptExpr>(E))
-    return addAll(Out, pointerBases(ASE->getBase()));
-  if (auto *UO = dyn_cast<UnaryOperator>(E)) {
-    if (UO->getOpcode() == UO_Deref)
-      addAll(Out, pointerBases(UO->getSubExpr()));
-    return;
-  }
-  if (auto *ME = dyn_cast<MemberExpr>(E)) {
-    if (ME->isArrow())
-      return addAll(Out, pointerBases(ME->getBase()));
-    return memoryBases(ME->getBase(), Out);
-  }
-  if (auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-    if (auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
-      if (V->getType()->isReferenceType())
-        Out.insert(V);
-    return;
-  }
-  if (auto *CO = dyn_cast<AbstractConditionalOperator>(E)) {
-    memoryBases(CO->getTrueExpr(), Out);
-    memoryBases(CO->getFalseExpr(), Out);
-    return;
-  }
-  if (auto *CE = dyn_cast<CXXOperatorCallExpr>(E)) {
-    for (const Expr *A : CE->arguments())
-      addAll(Out, pointerBases(A));
-    return;
-  }
-  if (E->isTypeDependent())
-    addAll(Out, pointerBases(E));
-}
+using namespace analysis;
 
 class ReadFinder : public RecursiveASTVisitor<ReadFinder> {
 public:
   ReadFinder(ASTContext &Ctx, const FunctionDecl *FD, unsigned Depth)
-      : Ctx(Ctx), FD(FD), Depth(Depth) {}
+      : Ctx(Ctx), FD(FD), Depth(Depth), Aliases(FD) {}
 
   bool shouldVisitLambdaBody() const { return true; }
 
   void run() {
-    if (!FD->getBody())
-      return;
-    // Aliases first (until no local gains a base: q = p + 1; r = q + 2),
-    // then the reads.
-    for (unsigned Iter = 0; Iter < 8; ++Iter) {
-      Changed = false;
-      AliasCollector(*this).TraverseStmt(FD->getBody());
-      if (!Changed)
-        break;
-    }
-    TraverseStmt(FD->getBody());
+    if (FD->getBody())
+      TraverseStmt(FD->getBody());
   }
 
   PointerReadInfo Info;
@@ -184,87 +132,25 @@ public:
 private:
   void markMemory(const Expr *LValue, SourceLocation Loc, StringRef How) {
     VarSet B;
-    memoryBases(LValue, B);
+    lvalueBases(LValue, B);
     mark(B, Loc, How);
   }
   void markPointer(const Expr *Ptr, SourceLocation Loc, const Twine &How) {
     VarSet B;
-    addAll(B, pointerBases(Ptr));
+    directBases(Ptr, B);
     mark(B, Loc, How);
   }
 
   void mark(const VarSet &Vars, SourceLocation Loc, const Twine &How) {
-    for (const ParmVarDecl *P : roots(Vars))
+    for (const ParmVarDecl *P : Aliases.roots(Vars))
       if (!Info.Read.count(P))
-        Info.Read[P] = (How + " at " + locText(Loc)).str();
+        Info.Read[P] = (How + " at " + locText(Ctx, Loc)).str();
   }
-
-  /// Resolves variables to the parameters they may point into.
-  SmallPtrSet<const ParmVarDecl *, 4> roots(const VarSet &Vars) {
-    SmallPtrSet<const ParmVarDecl *, 4> R;
-    SmallVector<const VarDecl *, 8> Work(Vars.begin(), Vars.end());
-    VarSet Seen;
-    while (!Work.empty()) {
-      const VarDecl *V = Work.pop_back_val();
-      if (!Seen.insert(V).second)
-        continue;
-      if (auto *P = dyn_cast<ParmVarDecl>(V))
-        if (P->getDeclContext() == FD)
-          R.insert(P);
-      auto It = Alias.find(V);
-      if (It != Alias.end())
-        Work.append(It->second.begin(), It->second.end());
-    }
-    return R;
-  }
-
-  std::string locText(SourceLocation Loc) {
-    const SourceManager &SM = Ctx.getSourceManager();
-    PresumedLoc PL = SM.getPresumedLoc(SM.getExpansionLoc(Loc));
-    if (PL.isInvalid())
-      return "?";
-    return std::to_string(PL.getLine()) + ":" + std::to_string(PL.getColumn());
-  }
-
-  /// Records which locals hold pointers into (or references to) which
-  /// variables.
-  class AliasCollector : public RecursiveASTVisitor<AliasCollector> {
-  public:
-    explicit AliasCollector(ReadFinder &R) : R(R) {}
-    bool shouldVisitLambdaBody() const { return true; }
-    void add(const VarDecl *V, const Expr *From) {
-      VarSet B;
-      if (V->getType()->isReferenceType())
-        memoryBases(From, B);
-      addAll(B, pointerBases(From));
-      VarSet &S = R.Alias[V];
-      for (const VarDecl *X : B)
-        if (X != V && S.insert(X).second)
-          R.Changed = true;
-    }
-    bool VisitVarDecl(VarDecl *V) {
-      if (V->getInit() && !isa<ParmVarDecl>(V))
-        add(V, V->getInit());
-      return true;
-    }
-    bool VisitBinaryOperator(BinaryOperator *BO) {
-      if (BO->isAssignmentOp())
-        if (auto *DRE =
-                dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParenImpCasts()))
-          if (auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
-            add(V, BO->getRHS());
-      return true;
-    }
-
-  private:
-    ReadFinder &R;
-  };
 
   ASTContext &Ctx;
   const FunctionDecl *FD;
   unsigned Depth;
-  bool Changed = false;
-  DenseMap<const VarDecl *, VarSet> Alias;
+  LocalAliases Aliases;
 };
 
 } // namespace

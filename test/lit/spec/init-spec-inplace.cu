@@ -63,3 +63,17 @@ __global__ void fill(__nv_bfloat16 *out, int n) {
   if (i < n)
     out[i] = __float2bfloat16(1.f);
 }
+
+// Read and written only through a local array of pointers (as thread-coarsen
+// writes them): still inout, not an output (a pointer stored into the array
+// counts as read, and the array as an alias of it).
+// RUN: %clang-astra init-spec %s --kernel twice_rows -o - | FileCheck %s --check-prefix=ARRAY
+// ARRAY-LABEL: "twice_rows": {
+// ARRAY:         "y": {"dtype": "f32", "count": "TODO", "role": "inout", "init": "normal(0, 1)"},  // float *: written and read (in place)
+__global__ void twice_rows(float *y, int n) {
+  float *rows[2];
+  rows[0] = y;
+  rows[1] = y + n;
+  for (int k = 0; k < 2; ++k)
+    rows[k][threadIdx.x] = 2.f * rows[k][threadIdx.x];
+}
