@@ -12,14 +12,15 @@ L=$OUT/prefetch && mkdir -p $L
 for B in old:build-scoreboard-ab6c397 new:dist; do
   mkdir -p /tmp/pf-${B%%:*} && tar -xJf ${B#*:}/clang-astra-*.tar.xz -C /tmp/pf-${B%%:*} || exit 1
 done
-export ASTRA_CACHE_DIR=/tmp/astra-cache-pf
 for K in kernelbench/gelu:large kernelbench/softmax:mid gnn/sample_neighbors:hop3; do
   F=kernels/${K%%:*}.cu
   for Rep in 1 2; do
     for V in old new; do
       A=$(ls -d /tmp/pf-$V/clang-astra-*)
       T0=$(date +%s%N)
-      ASTRA_TOOLS_DIR=$A/bin $A/bin/clang-astra verify $F --candidate $F --shape ${K##*:} --seeds 5 \
+      # Each build its own compile cache: rep 1 compiles for both, rep 2
+      # reuses its own.
+      ASTRA_CACHE_DIR=/tmp/astra-cache-pf-$V ASTRA_TOOLS_DIR=$A/bin $A/bin/clang-astra verify $F --candidate $F --shape ${K##*:} --seeds 5 \
         --no-adversarial --verbose > $L/$V-${K//\//_}-$Rep.log 2>&1
       RC=$?
       MS=$(( ($(date +%s%N) - T0) / 1000000 ))
