@@ -34,10 +34,13 @@ check: build
 demo: build
 	@scripts/demo.sh $(ASTRA)
 
+# Any prefix but /: GNUInstallDirs puts the man page under usr/share for /.
+# make-dist.sh installs into its staging folder with --prefix / anyway, so
+# the tarball holds bin/, lib/ and share/.
 $(PORTABLE_DIR)/build.ninja:
 	$(CMAKE) -S . -B $(PORTABLE_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release \
 	  -DASTRA_PORTABLE=ON -DASTRA_BUILD_TESTS=OFF \
-	  -DCMAKE_INSTALL_PREFIX=/ 
+	  -DCMAKE_INSTALL_PREFIX=/opt/clang-astra
 
 dist: deps $(PORTABLE_DIR)/build.ninja
 	ninja -C $(PORTABLE_DIR) -j $(JOBS)
