@@ -603,8 +603,7 @@ FileOutcome OptimizeDriver::runFileOnce(const std::string &File,
   // run again, set by set: it cannot be 2% faster, so there is nothing to
   // merge and check (a verification of both halves' largest sets).
   if (Unsplit && all_of(Winners, [&](const auto &W) {
-        return StringRef(FO.Kernels[W.first].Outcome.Winner->Id)
-            .starts_with(KnownWinnerIdPrefix);
+        return isKnownWinner(*FO.Kernels[W.first].Outcome.Winner);
       }))
     Winners.clear();
 

@@ -8,7 +8,6 @@
 #include <chrono>
 #include <deque>
 #include <map>
-#include <set>
 
 using namespace llvm;
 
@@ -145,7 +144,7 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
   // shape-split half, given the unsplit run's winner): the code is made,
   // not run again; it is a parent and a winner like the others, and needs
   // no second confirmation.
-  std::set<size_t> ConfirmedEarlier;
+  unsigned KnownTaken = 0;
   for (const KnownWinner &K : Facts.KnownWinners) {
     if (!K.E.verified() || !K.E.profiled())
       continue;
@@ -156,7 +155,7 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
     }
     if (C->Files.empty() || SeenHash.count(C->contentHash()))
       continue;
-    C->Id = KnownWinnerIdPrefix + std::to_string(ConfirmedEarlier.size() + 1);
+    C->Id = KnownWinnerIdPrefix + std::to_string(++KnownTaken);
     C->ParentId = "baseline";
     if (C->Rationale.empty())
       C->Rationale = K.P.Rationale;
@@ -174,7 +173,6 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
                 " worst shape, as confirmed in the run that found it (not "
                 "run again)";
     Keep(*C, K.E);
-    ConfirmedEarlier.insert(Candidates.size() - 1);
     if (Progress)
       Progress({Facts.Kernel, 1, Opts.Rounds, 0, 0, K.P.label(), BestScore,
                 "known winner (" + K.P.label() + "): " + A.Outcome});
@@ -356,7 +354,7 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
     Ranked.resize(3);
   for (size_t Idx : Ranked) {
     const Candidate &C = Candidates[Idx];
-    if (!Opts.Confirm || ConfirmedEarlier.count(Idx)) {
+    if (!Opts.Confirm || isKnownWinner(C)) {
       Out.Winner = C;
       Out.WinnerEval = Evaluations[Idx];
       break;

@@ -47,6 +47,10 @@ struct OrchestratorOptions {
 /// The id of a candidate taken from KernelFacts::KnownWinners with its
 /// evaluation (not run again) starts with this: "known1".
 inline constexpr const char KnownWinnerIdPrefix[] = "known";
+/// Whether \p C is such a candidate: confirmed in the run that found it.
+inline bool isKnownWinner(const Candidate &C) {
+  return llvm::StringRef(C.Id).starts_with(KnownWinnerIdPrefix);
+}
 
 /// Progress as it happens: "kernel, round, candidate, best so far".
 struct ProgressEvent {
