@@ -262,8 +262,9 @@ double largeScale(DType T) {
 /// (Seed, k), so the values depend on the seed alone, never on the number of
 /// threads, and a buffer of one chunk is what a serial loop gives.
 template <typename FnT>
-static void forEachChunk(uint64_t Count, uint64_t Seed, FnT Fn) {
-  parallelChunks(Count, uint64_t(1) << 20,
+static void forEachChunk(uint64_t Count, uint64_t Seed, FnT Fn,
+                         uint64_t ChunkSize = uint64_t(1) << 20) {
+  parallelChunks(Count, ChunkSize,
                  [&](uint64_t K, uint64_t Begin, uint64_t End) {
                    Rng R(K == 0 ? Seed
                                 : deriveSeed(Seed, "chunk" + std::to_string(K)));
@@ -478,28 +479,40 @@ generateOne(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
                       formatv("the buffer has {0} elements but row pointer "
                               "'{1}' holds {2} edges",
                               Count, Ref, Nnz));
-    for (size_t Row = 0; Row + 1 < RP.count(); ++Row) {
-      int64_t Begin = RP.getInt(Row), End = RP.getInt(Row + 1);
-      int64_t Deg = End - Begin;
+    uint64_t Rows = RP.count() - 1;
+    for (uint64_t Row = 0; Row < Rows; ++Row) {
+      int64_t Deg = RP.getInt(Row + 1) - RP.getInt(Row);
       if (Deg > *N)
         return genError(S, A,
                         formatv("row {0} has {1} neighbours but there are only "
                                 "{2} distinct columns",
                                 Row, Deg, *N));
-      // Floyd's algorithm: Deg distinct values in [0, N), then sorted.
-      std::vector<int64_t> Cols;
-      Cols.reserve(Deg);
-      for (int64_t J = *N - Deg; J < *N; ++J) {
-        int64_t T = R.range(0, J);
-        if (std::find(Cols.begin(), Cols.end(), T) != Cols.end())
-          Cols.push_back(J);
-        else
-          Cols.push_back(T);
-      }
-      std::sort(Cols.begin(), Cols.end());
-      for (int64_t J = 0; J < Deg; ++J)
-        B.setInt(Begin + J, Cols[J]);
     }
+    // Rows in chunks of 32768 (about 800k edges at ogbn-products' average
+    // degree) on all cores: on one core a 61M-edge graph's inputs took
+    // 3.9 s per seed, three times the device's work on them (sample_neighbors
+    // hop3 on the H100, sixteenth session).
+    forEachChunk(
+        Rows, deriveSeed(BufferSeed, "rows"),
+        [&](Rng &CR, uint64_t First, uint64_t Last) {
+          std::vector<int64_t> Cols;
+          for (uint64_t Row = First; Row < Last; ++Row) {
+            int64_t Begin = RP.getInt(Row), Deg = RP.getInt(Row + 1) - Begin;
+            // Floyd's algorithm: Deg distinct values in [0, N), then sorted.
+            Cols.clear();
+            for (int64_t J = *N - Deg; J < *N; ++J) {
+              int64_t T = CR.range(0, J);
+              if (std::find(Cols.begin(), Cols.end(), T) != Cols.end())
+                Cols.push_back(J);
+              else
+                Cols.push_back(T);
+            }
+            std::sort(Cols.begin(), Cols.end());
+            for (int64_t J = 0; J < Deg; ++J)
+              B.setInt(Begin + J, Cols[J]);
+          }
+        },
+        uint64_t(1) << 15);
     // Slack past the last edge still holds valid column indices.
     for (uint64_t I = Nnz; I < Count; ++I)
       B.setInt(I, *N > 0 ? R.range(0, *N - 1) : 0);

@@ -21,6 +21,8 @@ config.environment["LC_ALL"] = "C"
 
 astra = os.path.join(config.astra_tools_dir, "clang-astra")
 config.substitutions.append(("%clang-astra", astra))
+config.substitutions.append(("%astra-inputs-bench",
+                             os.path.join(config.astra_tools_dir, "astra-inputs-bench")))
 config.substitutions.append(("%FileCheck", config.filecheck))
 # clang-apply-replacements (Debian's clang-tools-22, which make installs):
 # the --export-fixes YAML must be what the real tool accepts.

@@ -1,5 +1,6 @@
 //===- EngineInputsTest.cpp - Seeded generators ---------------------------===//
 #include "astra/Engine/Inputs.h"
+#include "astra/Support/Parallel.h"
 
 #include "llvm/Support/Error.h"
 #include "gtest/gtest.h"
@@ -166,6 +167,31 @@ TEST(EngineInputsTest, CsrIsValid) {
     EXPECT_TRUE(SawZero) << "degrees are skewed: some rows are empty";
     EXPECT_TRUE(SawBig) << "degrees are skewed: some rows are long";
   }
+}
+
+// csr_colind fills chunks of 32768 rows on all cores, each chunk from its
+// own stream: 100000 rows are four chunks, and one core must give the same
+// graph, still valid across the chunks' seams.
+TEST(EngineInputsTest, CsrIsTheSameOnOneCoreAndOnAll) {
+  KernelSpec S = specWith({
+      buffer("rowptr", DType::I64, "N + 1", "csr_rowptr(N, 5, 60)"),
+      buffer("col", DType::I64, "N * 5", "csr_colind(rowptr, N)"),
+  });
+  Env E = vars({{"N", 100000}});
+  ParallelThreadLimit = 1;
+  auto One = cantFail(generateInputs(S, E, 7));
+  ParallelThreadLimit = 0;
+  auto All = cantFail(generateInputs(S, E, 7));
+  EXPECT_TRUE(One["rowptr"] == All["rowptr"]);
+  EXPECT_TRUE(One["col"] == All["col"]);
+  const HostBuffer &RP = All["rowptr"], &C = All["col"];
+  ASSERT_EQ(RP.getInt(100000), 500000);
+  for (int64_t R : {32767, 32768, 65535, 65536, 98303, 98304, 99999}) {
+    for (int64_t J = RP.getInt(R) + 1; J < RP.getInt(R + 1); ++J)
+      ASSERT_LT(C.getInt(J - 1), C.getInt(J)) << "row " << R;
+  }
+  auto Other = cantFail(generateInputs(S, E, 8));
+  EXPECT_FALSE(Other["col"] == All["col"]) << "another seed, another graph";
 }
 
 TEST(EngineInputsTest, GeneratorErrorsNameTheArgument) {

@@ -21,6 +21,10 @@ namespace astra {
 /// and ChunkSize alone, so work that derives anything from K (a random
 /// stream, a partial result merged in chunk order) is the same for any
 /// number of threads.
+/// The most threads parallelChunks uses; 0 (the default) means all cores.
+/// A benchmark sets 1 to time the same work on one core in the same run.
+inline std::atomic<unsigned> ParallelThreadLimit{0};
+
 template <typename FnT>
 void parallelChunks(uint64_t Count, uint64_t ChunkSize, FnT Fn) {
   uint64_t Chunks = ChunkSize ? (Count + ChunkSize - 1) / ChunkSize : 0;
@@ -28,6 +32,8 @@ void parallelChunks(uint64_t Count, uint64_t ChunkSize, FnT Fn) {
     Fn(K, K * ChunkSize, std::min(Count, (K + 1) * ChunkSize));
   };
   unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
+  if (unsigned Limit = ParallelThreadLimit.load())
+    Threads = std::min(Threads, Limit);
   if (Chunks <= 1 || Threads == 1) {
     for (uint64_t K = 0; K < Chunks; ++K)
       Run(K);
