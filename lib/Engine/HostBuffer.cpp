@@ -1,5 +1,6 @@
 //===- HostBuffer.cpp - Typed bytes and dtype conversions -----------------===//
 #include "astra/Engine/HostBuffer.h"
+#include "astra/Support/Parallel.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
@@ -216,6 +217,14 @@ void HostBuffer::setBits(size_t I, uint64_t B) {
   default:
     std::memcpy(P, &B, 8);
   }
+}
+
+HostBuffer::HostBuffer(DType T, size_t Count)
+    : Type(T), Count(Count), Bytes(Count * dtypeSize(T)) {
+  parallelChunks(Bytes.size(), uint64_t(1) << 24,
+                 [&](uint64_t, uint64_t Begin, uint64_t End) {
+                   std::memset(Bytes.data() + Begin, 0, End - Begin);
+                 });
 }
 
 void HostBuffer::fillBits(uint64_t B) {

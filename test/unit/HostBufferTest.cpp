@@ -184,3 +184,22 @@ TEST(HostBufferTest, FormatElement) {
 }
 
 } // namespace
+
+// The bytes are allocated without value-initialisation and zeroed in
+// chunks on all cores: a buffer made where a freed one lay (the allocator
+// reuses a small block) still reads as zeros, and so does one of several
+// 16 MB chunks.
+TEST(HostBufferTest, NewBuffersAreZero) {
+  for (size_t Count : {size_t(1000), size_t(3) << 23}) {
+    {
+      HostBuffer Dirty(DType::I32, Count);
+      Dirty.fillBits(0xdeadbeef);
+    }
+    HostBuffer B(DType::I32, Count);
+    ASSERT_EQ(B.byteSize(), Count * 4);
+    size_t NonZero = 0;
+    for (uint8_t V : B.bytes())
+      NonZero += V != 0;
+    EXPECT_EQ(NonZero, 0u) << Count << " elements";
+  }
+}

@@ -15,7 +15,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace astra {
@@ -39,18 +41,40 @@ double dtypeMinNormal(DType T);
 /// Whether \p T is a signed integer type.
 bool isSignedInt(DType T);
 
+/// An allocator whose value-initialisation leaves the bytes alone, so that a
+/// buffer is not zeroed on one core when it is made: the first write to a
+/// fresh page is a page fault, and for the 1.6 GB inputs of the KernelBench
+/// sets those took 1.3-4 s on one core of the development machine (the
+/// generation itself 3.8 s), more than the parallel generator after them.
+template <typename T> struct UninitAllocator : std::allocator<T> {
+  template <typename U> struct rebind {
+    using other = UninitAllocator<U>;
+  };
+  UninitAllocator() = default;
+  template <typename U> UninitAllocator(const UninitAllocator<U> &) {}
+  template <typename U> void construct(U *P) noexcept {
+    ::new (static_cast<void *>(P)) U;
+  }
+  template <typename U, typename... ArgTs>
+  void construct(U *P, ArgTs &&...Args) {
+    ::new (static_cast<void *>(P)) U(std::forward<ArgTs>(Args)...);
+  }
+};
+
+using ByteVector = std::vector<uint8_t, UninitAllocator<uint8_t>>;
+
 class HostBuffer {
 public:
   HostBuffer() = default;
-  HostBuffer(DType T, size_t Count)
-      : Type(T), Count(Count), Bytes(Count * dtypeSize(T), 0) {}
+  /// A buffer of \p Count zero elements; the zeros are written on all cores.
+  HostBuffer(DType T, size_t Count);
 
   DType type() const { return Type; }
   size_t count() const { return Count; }
   size_t byteSize() const { return Bytes.size(); }
   uint8_t *data() { return Bytes.data(); }
   const uint8_t *data() const { return Bytes.data(); }
-  const std::vector<uint8_t> &bytes() const { return Bytes; }
+  const ByteVector &bytes() const { return Bytes; }
 
   /// Element \p I as a double (integers above 2^53 lose precision; use
   /// getInt/bits for exact integer work).
@@ -75,7 +99,7 @@ public:
 private:
   DType Type = DType::F32;
   size_t Count = 0;
-  std::vector<uint8_t> Bytes;
+  ByteVector Bytes;
 };
 
 /// Element \p I of \p B printed for messages: integers exactly, floats with
