@@ -16,15 +16,15 @@
 
 namespace astra {
 
+/// The most threads parallelChunks uses; 0 (the default) means all cores.
+/// A benchmark sets 1 to time the same work on one core in the same run.
+inline std::atomic<unsigned> ParallelThreadLimit{0};
+
 /// Calls \p Fn(K, Begin, End) for each chunk K = [Begin, End) of [0, Count)
 /// in chunks of \p ChunkSize, on all cores. The chunking depends on Count
 /// and ChunkSize alone, so work that derives anything from K (a random
 /// stream, a partial result merged in chunk order) is the same for any
 /// number of threads.
-/// The most threads parallelChunks uses; 0 (the default) means all cores.
-/// A benchmark sets 1 to time the same work on one core in the same run.
-inline std::atomic<unsigned> ParallelThreadLimit{0};
-
 template <typename FnT>
 void parallelChunks(uint64_t Count, uint64_t ChunkSize, FnT Fn) {
   uint64_t Chunks = ChunkSize ? (Count + ChunkSize - 1) / ChunkSize : 0;
