@@ -20,6 +20,9 @@ W=/tmp/astra-detached
 F=${FILE:-kernels/gnn/sample_neighbors.cu}
 mkdir -p $OUT
 if [ "${MODE:-}" = start ]; then
+  if [ -d $W/logs ] && [ ! -e $W/done ]; then
+    echo "a bench started by an earlier call is still running: MODE=collect" >&2; exit 1
+  fi
   rm -rf $W && mkdir -p $W/logs $W/score /tmp/astra-bundle
   tar -xJf ${DIST:-build-scoreboard-ab6c397}/clang-astra-*.tar.xz -C /tmp/astra-bundle || exit 1
   A=$(ls -d /tmp/astra-bundle/clang-astra-*)
