@@ -578,7 +578,21 @@ void RunVerifier::finish() {
 
 } // namespace
 
-void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
+std::unique_ptr<InputPrefetcher> jobInputs(const KernelSpec &S,
+                                           ArrayRef<PlannedRun> Runs,
+                                           std::vector<size_t> &FirstOf) {
+  std::vector<InputRequest> Requests;
+  FirstOf.clear();
+  for (const PlannedRun &Run : Runs) {
+    FirstOf.push_back(Requests.size());
+    for (uint64_t Seed : Run.Seeds)
+      Requests.push_back({Run.Vars, Seed, Run.Values});
+  }
+  return std::make_unique<InputPrefetcher>(S, std::move(Requests));
+}
+
+void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out,
+               InputPrefetcher *Made) {
   Out = startRunResult(Run);
   if (!S.Candidate) {
     recordError(Out, "internal error: a verification needs a candidate",
@@ -609,11 +623,13 @@ void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
   (*B)->setDeviceOps(S.Ops);
   (*C)->setDeviceOps(S.Ops);
   RunVerifier V(S, Run, Out, **B, **C);
-  InputPrefetcher Made(S.Spec, Run.Vars, Run.Seeds, Run.Values);
+  std::optional<InputPrefetcher> Own;
+  if (!Made)
+    Made = &Own.emplace(S.Spec, Run.Vars, Run.Seeds, Run.Values);
   for (uint64_t Seed : Run.Seeds) {
     if (S.Log)
       *S.Log << "  " << describeRun(Run, Seed) << "\n";
-    if (!V.runSeed(Seed, Made))
+    if (!V.runSeed(Seed, *Made))
       break;
     if (S.Log)
       *S.Log << "    " << V.lastSeedTimes() << "\n";
@@ -621,7 +637,8 @@ void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
   V.finish();
 }
 
-void runCandidateOnly(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
+void runCandidateOnly(EngineSession &S, const PlannedRun &Run, RunResult &Out,
+                      InputPrefetcher *Made) {
   Out = startRunResult(Run);
   bool IsCandidate = S.Candidate != nullptr;
   auto K = KernelRunner::create(
@@ -632,10 +649,12 @@ void runCandidateOnly(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
     recordError(Out, toString(K.takeError()), std::nullopt);
     return;
   }
-  InputPrefetcher Made(S.Spec, Run.Vars, Run.Seeds, Run.Values);
+  std::optional<InputPrefetcher> Own;
+  if (!Made)
+    Made = &Own.emplace(S.Spec, Run.Vars, Run.Seeds, Run.Values);
   for (uint64_t Seed : Run.Seeds) {
     Out.SeedsRun.push_back(Seed);
-    auto Inputs = Made.next();
+    auto Inputs = Made->next();
     if (!Inputs) {
       recordError(Out, toString(Inputs.takeError()), Seed);
       return;

@@ -580,13 +580,28 @@ generateInputs(const KernelSpec &S, const Env &Vars, uint64_t Seed,
   return Out;
 }
 
+static std::vector<InputRequest> requestsOf(const Env &Vars,
+                                            ArrayRef<uint64_t> Seeds,
+                                            ValueMode Mode) {
+  std::vector<InputRequest> R;
+  for (uint64_t Seed : Seeds)
+    R.push_back({Vars, Seed, Mode});
+  return R;
+}
+
 InputPrefetcher::InputPrefetcher(const KernelSpec &S, const Env &Vars,
                                  std::vector<uint64_t> Seeds, ValueMode Mode)
-    : Spec(S), Vars(Vars), Seeds(std::move(Seeds)), Mode(Mode) {
+    : InputPrefetcher(S, requestsOf(Vars, Seeds, Mode)) {}
+
+InputPrefetcher::InputPrefetcher(const KernelSpec &S,
+                                 std::vector<InputRequest> Requests)
+    : Spec(S), Requests(std::move(Requests)) {
   start();
 }
 
-InputPrefetcher::~InputPrefetcher() {
+InputPrefetcher::~InputPrefetcher() { drop(); }
+
+void InputPrefetcher::drop() {
   if (Pending.valid()) {
     // An unconsumed Expected must be checked before it is destroyed.
     auto Unused = Pending.get();
@@ -596,13 +611,21 @@ InputPrefetcher::~InputPrefetcher() {
 }
 
 void InputPrefetcher::start() {
-  if (Started >= Seeds.size())
+  if (Started >= Requests.size())
     return;
-  uint64_t Seed = Seeds[Started++];
-  // Spec outlives this object (the caller's); Vars and Mode are copies.
-  Pending = std::async(std::launch::async, [this, Seed] {
-    return generateInputs(Spec, Vars, Seed, Mode);
+  const InputRequest *R = &Requests[Started++];
+  // Spec outlives this object (the caller's); Requests is not resized.
+  Pending = std::async(std::launch::async, [this, R] {
+    return generateInputs(Spec, R->Vars, R->Seed, R->Mode);
   });
+}
+
+void InputPrefetcher::skipTo(size_t Index) {
+  if (Index <= position())
+    return;
+  drop();
+  Started = std::min(Index, Requests.size());
+  start();
 }
 
 Expected<std::map<std::string, HostBuffer>>

@@ -165,28 +165,44 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
     return R;
   }
 
+  // One prefetcher over the job's runs: each run's first seed is made while
+  // the run before it runs; a run that stops early skips the rest of its
+  // seeds.
+  std::vector<size_t> FirstOf;
+  std::unique_ptr<InputPrefetcher> Made;
+  if (O.CandidateOnly || (O.Verify && J.Candidate))
+    Made = jobInputs(S.Spec, *Plan, FirstOf);
+
   if (O.CandidateOnly) {
-    for (const PlannedRun &Run : *Plan) {
+    for (size_t I = 0; I < Plan->size(); ++I) {
+      const PlannedRun &Run = (*Plan)[I];
+      Made->skipTo(FirstOf[I]);
       RunResult Out;
-      runCandidateOnly(S, Run, Out);
+      runCandidateOnly(S, Run, Out, Made.get());
       R.Runs.push_back(std::move(Out));
       if (R.ContextLost)
         break;
     }
+    Made.reset();
     summarizeVerdict(R);
     return R;
   }
 
   if (O.Verify && J.Candidate) {
-    for (const PlannedRun &Run : *Plan) {
+    for (size_t I = 0; I < Plan->size(); ++I) {
+      const PlannedRun &Run = (*Plan)[I];
+      Made->skipTo(FirstOf[I]);
       if (Log)
         *Log << "verify " << Run.Name << "\n";
       RunResult Out;
-      verifyRun(S, Run, Out);
+      verifyRun(S, Run, Out, Made.get());
       R.Runs.push_back(std::move(Out));
       if (R.ContextLost)
         break;
     }
+    // Nothing may still be in the making while kernels are timed: a run
+    // that stopped early or a lost context can leave one seed pending.
+    Made.reset();
   }
   summarizeVerdict(R);
 

@@ -274,4 +274,49 @@ TEST(EngineInputsTest, PrefetcherPassesErrorsOnAndCanBeLeftEarly) {
   EXPECT_TRUE(bool(Q.next()));
 }
 
+// A job's runs in one prefetcher: requests of different shapes and value
+// modes come out in order, each with generateInputs' bytes; skipTo leaves a
+// run early (the request being made is dropped) and goes on at the next
+// run's first seed; skipping backwards or to the current position does
+// nothing.
+TEST(EngineInputsTest, PrefetcherAcrossRunsSkipsWhatARunLeft) {
+  KernelSpec S = specWith({buffer("x", DType::F32, "n", "normal(0, 1)")});
+  std::vector<InputRequest> R = {
+      {vars({{"n", 1 << 20}}), 1, ValueMode::Spec},
+      {vars({{"n", 1 << 20}}), 2, ValueMode::Spec},
+      {vars({{"n", 1 << 20}}), 3, ValueMode::Spec},
+      {vars({{"n", 5}}), 1, ValueMode::Spec},
+      {vars({{"n", 3 << 19}}), 4, ValueMode::Large},
+  };
+  auto Want = [&](size_t I) {
+    return cantFail(generateInputs(S, R[I].Vars, R[I].Seed, R[I].Mode))
+        .at("x");
+  };
+  InputPrefetcher P(S, R);
+  EXPECT_EQ(P.position(), 0u);
+  auto A = cantFail(P.next());
+  EXPECT_TRUE(A.at("x") == Want(0));
+  EXPECT_EQ(P.position(), 1u);
+  P.skipTo(1); // Where it is: request 1 is kept, not made again.
+  P.skipTo(0); // Backwards: nothing.
+  EXPECT_EQ(P.position(), 1u);
+  auto B = cantFail(P.next());
+  EXPECT_TRUE(B.at("x") == Want(1));
+  // The first run stops after two of its three seeds.
+  P.skipTo(3);
+  EXPECT_EQ(P.position(), 3u);
+  auto C = cantFail(P.next());
+  EXPECT_EQ(C.at("x").count(), 5u);
+  EXPECT_TRUE(C.at("x") == Want(3));
+  auto D = cantFail(P.next());
+  EXPECT_TRUE(D.at("x") == Want(4)) << "value mode of the request";
+  EXPECT_FALSE(D.at("x") ==
+               cantFail(generateInputs(S, R[4].Vars, 4)).at("x"));
+  EXPECT_EQ(P.position(), 5u);
+  P.skipTo(9); // Past the end: nothing left, nothing made.
+  auto Past = P.next();
+  ASSERT_FALSE(bool(Past));
+  consumeError(Past.takeError());
+}
+
 } // namespace

@@ -12,6 +12,7 @@
 #define ASTRA_ENGINE_DIFFERENTIALTEST_H
 
 #include "astra/Engine/DeviceOps.h"
+#include "astra/Engine/Inputs.h"
 #include "astra/Engine/Job.h"
 #include "astra/Engine/RunPlan.h"
 #include "astra/Runtime/Device.h"
@@ -19,6 +20,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -44,12 +46,24 @@ struct EngineSession {
 
 /// Runs the differential test of \p Run and fills \p Out (verdict, seeds,
 /// errors, first failure, warnings). Sets Result.ContextLost when a kernel
-/// crashed or hung; nothing more can run in this process then.
-void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out);
+/// crashed or hung; nothing more can run in this process then. \p Made,
+/// when given, holds the job's inputs positioned at this run's first seed
+/// (jobInputs), so that this run's first seed was made while the run before
+/// it ran; without it the run makes its own.
+void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out,
+               InputPrefetcher *Made = nullptr);
 
 /// Runs only the candidate (or, without one, the baseline) once per seed of
 /// \p Run, with no checks: the child run under compute-sanitizer or ncu.
-void runCandidateOnly(EngineSession &S, const PlannedRun &Run, RunResult &Out);
+void runCandidateOnly(EngineSession &S, const PlannedRun &Run, RunResult &Out,
+                      InputPrefetcher *Made = nullptr);
+
+/// The inputs of every seed of every run of \p Runs, in order, for
+/// verifyRun and runCandidateOnly; \p FirstOf receives the index of each
+/// run's first seed, for InputPrefetcher::skipTo before the run.
+std::unique_ptr<InputPrefetcher> jobInputs(const KernelSpec &S,
+                                           llvm::ArrayRef<PlannedRun> Runs,
+                                           std::vector<size_t> &FirstOf);
 
 /// Turns an error from running a kernel into the verdict of \p Out: a
 /// candidate's crash, hang or launch error is a failure (kind crash,

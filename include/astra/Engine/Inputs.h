@@ -82,36 +82,55 @@ llvm::Expected<std::map<std::string, HostBuffer>>
 generateInputs(const KernelSpec &S, const Env &Vars, uint64_t Seed,
                ValueMode Mode = ValueMode::Spec);
 
-/// The inputs of a run's seeds, in order, each made while the caller works
-/// on the one before: on big shape sets a seed's inputs take as long to make
-/// on the host as the baseline's runs and transfers take on the device
-/// (about 1.8 s and 1.5 s a seed at 1.6 GB a buffer, docs/results/H100.md,
-/// fourteenth session), so a verification that overlaps the two spends
-/// about half the time. The values are generateInputs' for each seed: only
-/// when they are made changes.
+/// One seed's inputs to make: the shape variables, the seed, the value mode.
+struct InputRequest {
+  Env Vars;
+  uint64_t Seed = 0;
+  ValueMode Mode = ValueMode::Spec;
+};
+
+/// The inputs of a sequence of seeds, in order, each made while the caller
+/// works on the one before: on big shape sets a seed's inputs take as long
+/// to make on the host as the baseline's runs and transfers take on the
+/// device (about 1.8 s and 1.5 s a seed at 1.6 GB a buffer,
+/// docs/results/H100.md, fourteenth session), so a verification that
+/// overlaps the two spends about half the time. Given a job's runs one after
+/// another, the next run's first seed is made while the current run's last
+/// one runs. The values are generateInputs' for each request: only when they
+/// are made changes.
 class InputPrefetcher {
 public:
+  /// One run's seeds.
   InputPrefetcher(const KernelSpec &S, const Env &Vars,
                   std::vector<uint64_t> Seeds, ValueMode Mode);
+  /// Any sequence of requests (\p S outlives the prefetcher).
+  InputPrefetcher(const KernelSpec &S, std::vector<InputRequest> Requests);
   /// Waits for a seed still being made (an abandoned run's last one).
   ~InputPrefetcher();
   InputPrefetcher(const InputPrefetcher &) = delete;
   InputPrefetcher &operator=(const InputPrefetcher &) = delete;
 
-  /// The inputs of the next seed (an error after the last), and starts
-  /// making the seed after it. \p WaitSeconds, when given, is how long the
+  /// The inputs of the next request (an error after the last), and starts
+  /// making the one after it. \p WaitSeconds, when given, is how long the
   /// call waited for them.
   llvm::Expected<std::map<std::string, HostBuffer>>
   next(double *WaitSeconds = nullptr);
 
+  /// Goes on at request \p Index, at or after the next one (a run that
+  /// stopped early leaves its remaining seeds to skip): inputs being made
+  /// for a request before it are waited for and dropped.
+  void skipTo(size_t Index);
+
+  /// The index of the request that next() returns.
+  size_t position() const { return Pending.valid() ? Started - 1 : Started; }
+
 private:
   void start();
+  void drop();
 
   const KernelSpec &Spec;
-  Env Vars;
-  std::vector<uint64_t> Seeds;
-  ValueMode Mode;
-  size_t Started = 0; ///< Seeds whose making has begun.
+  std::vector<InputRequest> Requests;
+  size_t Started = 0; ///< Requests whose making has begun.
   std::future<llvm::Expected<std::map<std::string, HostBuffer>>> Pending;
 };
 
