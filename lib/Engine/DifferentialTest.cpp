@@ -578,6 +578,21 @@ void RunVerifier::finish() {
 
 } // namespace
 
+/// Whether the inputs \p Made gives next are those of \p Seed of \p Run;
+/// records an internal error in \p Out when not (a job's prefetcher not
+/// moved to this run's first seed), rather than label one seed's results
+/// with another's number.
+static bool inStep(const InputPrefetcher &Made, const PlannedRun &Run,
+                   uint64_t Seed, RunResult &Out) {
+  const InputRequest *Q = Made.upcoming();
+  if (Q && Q->Seed == Seed && Q->Mode == Run.Values)
+    return true;
+  recordError(Out, "internal error: the inputs made are not those of seed " +
+                       std::to_string(Seed) + " of " + Run.Name,
+              Seed);
+  return false;
+}
+
 std::unique_ptr<InputPrefetcher> jobInputs(const KernelSpec &S,
                                            ArrayRef<PlannedRun> Runs,
                                            std::vector<size_t> &FirstOf) {
@@ -629,6 +644,8 @@ void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out,
   for (uint64_t Seed : Run.Seeds) {
     if (S.Log)
       *S.Log << "  " << describeRun(Run, Seed) << "\n";
+    if (!inStep(*Made, Run, Seed, Out))
+      break;
     if (!V.runSeed(Seed, *Made))
       break;
     if (S.Log)
@@ -653,6 +670,8 @@ void runCandidateOnly(EngineSession &S, const PlannedRun &Run, RunResult &Out,
   if (!Made)
     Made = &Own.emplace(S.Spec, Run.Vars, Run.Seeds, Run.Values);
   for (uint64_t Seed : Run.Seeds) {
+    if (!inStep(*Made, Run, Seed, Out))
+      return;
     Out.SeedsRun.push_back(Seed);
     auto Inputs = Made->next();
     if (!Inputs) {

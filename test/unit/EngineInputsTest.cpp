@@ -305,6 +305,9 @@ TEST(EngineInputsTest, PrefetcherAcrossRunsSkipsWhatARunLeft) {
   // The first run stops after two of its three seeds.
   P.skipTo(3);
   EXPECT_EQ(P.position(), 3u);
+  ASSERT_NE(P.upcoming(), nullptr);
+  EXPECT_EQ(P.upcoming()->Seed, 1u);
+  EXPECT_EQ(P.upcoming()->Vars.at("n").I, 5);
   auto C = cantFail(P.next());
   EXPECT_EQ(C.at("x").count(), 5u);
   EXPECT_TRUE(C.at("x") == Want(3));
@@ -313,6 +316,7 @@ TEST(EngineInputsTest, PrefetcherAcrossRunsSkipsWhatARunLeft) {
   EXPECT_FALSE(D.at("x") ==
                cantFail(generateInputs(S, R[4].Vars, 4)).at("x"));
   EXPECT_EQ(P.position(), 5u);
+  EXPECT_EQ(P.upcoming(), nullptr);
   P.skipTo(9); // Past the end: nothing left, nothing made.
   auto Past = P.next();
   ASSERT_FALSE(bool(Past));

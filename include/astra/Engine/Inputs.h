@@ -123,6 +123,10 @@ public:
 
   /// The index of the request that next() returns.
   size_t position() const { return Pending.valid() ? Started - 1 : Started; }
+  /// The request that next() returns; null after the last.
+  const InputRequest *upcoming() const {
+    return position() < Requests.size() ? &Requests[position()] : nullptr;
+  }
 
 private:
   void start();
