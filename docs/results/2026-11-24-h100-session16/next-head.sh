@@ -5,8 +5,9 @@
 # ["dist", "build-scoreboard-ab6c397"]:
 #   1. astra-inputs-bench (1 core against all, same run) on the three sets
 #      whose inputs cost most;
-#   2. the GPU lit tests engine/ and optimize/split-* (verification with the
-#      parallel csr_colind and HostBuffer zeroing);
+#   2. the GPU lit tests engine/ and optimize/split-seed (verification with
+#      the prefetcher across runs, parallel csr_colind and zeroing), then a
+#      whole verification of gelu and softmax, ab6c397 against HEAD;
 #   3. topk_softmax with 32-thread blocks against its own 64 (verify, profile);
 #   4. session 15's prefetch-bench.sh (ab6c397 against HEAD) in the time left.
 set -u
@@ -41,10 +42,26 @@ done
 echo "topk $(( $(date +%s)-T0 )) s" >> $L/summary.txt
 cp -r test/gpu/. $A/test/gpu/
 (cd $A/test/gpu && timeout 300 env PYTHONPATH=$A/lit python3 -c 'import sys; from lit.main import main; sys.argv[0]="lit"; main()' \
-  -v -j 2 --filter 'engine/|optimize/split-' . ) > $L/lit.log 2>&1
+  -v -j 2 --filter 'engine/|optimize/split-seed' . ) > $L/lit.log 2>&1
 echo "lit rc=$? $(( $(date +%s)-T0 )) s" >> $L/summary.txt
+# A whole verification (every shape set, the adversarial runs, 5 seeds) of
+# the original against itself, ab6c397 then HEAD: all of the session's
+# input changes together (prefetch within and across runs, parallel
+# csr_colind and zeroing).
+mkdir -p /tmp/pf-old && tar -xJf build-scoreboard-ab6c397/clang-astra-*.tar.xz -C /tmp/pf-old
+for F in kernelbench/gelu kernelbench/softmax; do
+  for V in old new; do
+    B=$A; [ $V = old ] && B=$(ls -d /tmp/pf-old/clang-astra-*)
+    V0=$(date +%s%N)
+    ASTRA_CACHE_DIR=/tmp/astra-cache-$V ASTRA_TOOLS_DIR=$B/bin $B/bin/clang-astra verify kernels/$F.cu \
+      --candidate kernels/$F.cu --seeds 5 > $L/full-$V-${F#*/}.log 2>&1
+    echo "full verify $F $V rc=$? $(( ($(date +%s%N)-V0)/1000000 )) ms" >> $L/summary.txt
+  done
+done
 P0=$(date +%s)
-timeout $(( 570 - (P0 - T0) )) bash docs/results/2026-11-24-h100-session15/prefetch-bench.sh > $L/prefetch.txt 2>&1
+LEFT=$(( 570 - (P0 - T0) )); [ $LEFT -lt 1 ] && LEFT=1
+timeout $LEFT bash docs/results/2026-11-24-h100-session15/prefetch-bench.sh > $L/prefetch.txt 2>&1
 echo "prefetch rc=$? $(( $(date +%s)-P0 )) s" >> $L/summary.txt
 cp $OUT/prefetch/times.txt $L/ 2>/dev/null
+mkdir -p $OUT/prefetch # absent when no time was left for it
 tar -cf $OUT/call.tar -C $OUT logs prefetch && rm -rf $L $OUT/prefetch
