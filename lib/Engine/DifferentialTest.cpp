@@ -593,21 +593,16 @@ static bool inStep(const InputPrefetcher &Made, const PlannedRun &Run,
   return false;
 }
 
-std::unique_ptr<InputPrefetcher> jobInputs(const KernelSpec &S,
-                                           ArrayRef<PlannedRun> Runs,
-                                           std::vector<size_t> &FirstOf) {
+std::vector<InputRequest> inputRequests(ArrayRef<PlannedRun> Runs) {
   std::vector<InputRequest> Requests;
-  FirstOf.clear();
-  for (const PlannedRun &Run : Runs) {
-    FirstOf.push_back(Requests.size());
+  for (const PlannedRun &Run : Runs)
     for (uint64_t Seed : Run.Seeds)
       Requests.push_back({Run.Vars, Seed, Run.Values});
-  }
-  return std::make_unique<InputPrefetcher>(S, std::move(Requests));
+  return Requests;
 }
 
 void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out,
-               InputPrefetcher *Made) {
+               InputPrefetcher &Made) {
   Out = startRunResult(Run);
   if (!S.Candidate) {
     recordError(Out, "internal error: a verification needs a candidate",
@@ -638,15 +633,12 @@ void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out,
   (*B)->setDeviceOps(S.Ops);
   (*C)->setDeviceOps(S.Ops);
   RunVerifier V(S, Run, Out, **B, **C);
-  std::optional<InputPrefetcher> Own;
-  if (!Made)
-    Made = &Own.emplace(S.Spec, Run.Vars, Run.Seeds, Run.Values);
   for (uint64_t Seed : Run.Seeds) {
     if (S.Log)
       *S.Log << "  " << describeRun(Run, Seed) << "\n";
-    if (!inStep(*Made, Run, Seed, Out))
+    if (!inStep(Made, Run, Seed, Out))
       break;
-    if (!V.runSeed(Seed, *Made))
+    if (!V.runSeed(Seed, Made))
       break;
     if (S.Log)
       *S.Log << "    " << V.lastSeedTimes() << "\n";
@@ -655,7 +647,7 @@ void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out,
 }
 
 void runCandidateOnly(EngineSession &S, const PlannedRun &Run, RunResult &Out,
-                      InputPrefetcher *Made) {
+                      InputPrefetcher &Made) {
   Out = startRunResult(Run);
   bool IsCandidate = S.Candidate != nullptr;
   auto K = KernelRunner::create(
@@ -666,14 +658,11 @@ void runCandidateOnly(EngineSession &S, const PlannedRun &Run, RunResult &Out,
     recordError(Out, toString(K.takeError()), std::nullopt);
     return;
   }
-  std::optional<InputPrefetcher> Own;
-  if (!Made)
-    Made = &Own.emplace(S.Spec, Run.Vars, Run.Seeds, Run.Values);
   for (uint64_t Seed : Run.Seeds) {
-    if (!inStep(*Made, Run, Seed, Out))
+    if (!inStep(Made, Run, Seed, Out))
       return;
     Out.SeedsRun.push_back(Seed);
-    auto Inputs = Made->next();
+    auto Inputs = Made.next();
     if (!Inputs) {
       recordError(Out, toString(Inputs.takeError()), Seed);
       return;

@@ -167,18 +167,18 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
 
   // One prefetcher over the job's runs: each run's first seed is made while
   // the run before it runs; a run that stops early skips the rest of its
-  // seeds.
-  std::vector<size_t> FirstOf;
-  std::unique_ptr<InputPrefetcher> Made;
+  // seeds (First: where each run's seeds begin).
+  std::optional<InputPrefetcher> Made;
   if (O.CandidateOnly || (O.Verify && J.Candidate))
-    Made = jobInputs(S.Spec, *Plan, FirstOf);
+    Made.emplace(S.Spec, inputRequests(*Plan));
+  size_t First = 0;
 
   if (O.CandidateOnly) {
-    for (size_t I = 0; I < Plan->size(); ++I) {
-      const PlannedRun &Run = (*Plan)[I];
-      Made->skipTo(FirstOf[I]);
+    for (const PlannedRun &Run : *Plan) {
+      Made->skipTo(First);
+      First += Run.Seeds.size();
       RunResult Out;
-      runCandidateOnly(S, Run, Out, Made.get());
+      runCandidateOnly(S, Run, Out, *Made);
       R.Runs.push_back(std::move(Out));
       if (R.ContextLost)
         break;
@@ -189,13 +189,13 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
   }
 
   if (O.Verify && J.Candidate) {
-    for (size_t I = 0; I < Plan->size(); ++I) {
-      const PlannedRun &Run = (*Plan)[I];
-      Made->skipTo(FirstOf[I]);
+    for (const PlannedRun &Run : *Plan) {
+      Made->skipTo(First);
+      First += Run.Seeds.size();
       if (Log)
         *Log << "verify " << Run.Name << "\n";
       RunResult Out;
-      verifyRun(S, Run, Out, Made.get());
+      verifyRun(S, Run, Out, *Made);
       R.Runs.push_back(std::move(Out));
       if (R.ContextLost)
         break;

@@ -20,7 +20,6 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <memory>
 #include <optional>
 #include <string>
 
@@ -45,25 +44,23 @@ struct EngineSession {
 };
 
 /// Runs the differential test of \p Run and fills \p Out (verdict, seeds,
-/// errors, first failure, warnings). Sets Result.ContextLost when a kernel
-/// crashed or hung; nothing more can run in this process then. \p Made,
-/// when given, holds the job's inputs positioned at this run's first seed
-/// (jobInputs), so that this run's first seed was made while the run before
-/// it ran; without it the run makes its own.
+/// errors, first failure, warnings), on the inputs \p Made gives, which must
+/// be at this run's first seed (InputPrefetcher::skipTo): the job's one
+/// prefetcher over inputRequests(), so that this run's first seed was made
+/// while the run before it ran. Sets Result.ContextLost when a kernel
+/// crashed or hung; nothing more can run in this process then.
 void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out,
-               InputPrefetcher *Made = nullptr);
+               InputPrefetcher &Made);
 
 /// Runs only the candidate (or, without one, the baseline) once per seed of
 /// \p Run, with no checks: the child run under compute-sanitizer or ncu.
+/// \p Made as for verifyRun.
 void runCandidateOnly(EngineSession &S, const PlannedRun &Run, RunResult &Out,
-                      InputPrefetcher *Made = nullptr);
+                      InputPrefetcher &Made);
 
-/// The inputs of every seed of every run of \p Runs, in order, for
-/// verifyRun and runCandidateOnly; \p FirstOf receives the index of each
-/// run's first seed, for InputPrefetcher::skipTo before the run.
-std::unique_ptr<InputPrefetcher> jobInputs(const KernelSpec &S,
-                                           llvm::ArrayRef<PlannedRun> Runs,
-                                           std::vector<size_t> &FirstOf);
+/// Every seed of every run of \p Runs, in order: what a job's prefetcher
+/// makes. A run's first seed is at the sum of the seed counts before it.
+std::vector<InputRequest> inputRequests(llvm::ArrayRef<PlannedRun> Runs);
 
 /// Turns an error from running a kernel into the verdict of \p Out: a
 /// candidate's crash, hang or launch error is a failure (kind crash,
