@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FastMath.h"
+#include "HelperReach.h"
 #include "PassSupport.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -569,15 +570,31 @@ private:
 
 } // namespace
 
-void FastMathPass::run(PassContext &PC) {
-  SiteVotes Votes(kernelBodies(PC.kernel().Decl));
+/// Visits \p Bodies (a kernel's or a helper's) and collects the sites
+/// every body accepts into \p ES.
+static void rewriteBodies(PassContext &PC, std::vector<KernelBody> Bodies,
+                          EditSet &ES) {
+  SiteVotes Votes(std::move(Bodies));
   for (unsigned B = 0; B < Votes.bodies().size(); ++B) {
     FastMathVisitor V(PC, Votes, B);
     V.TraverseStmt(Votes.bodies()[B].FD->getBody());
   }
-  EditSet ES;
   Votes.resolve(PC, ES);
-  ES.commit(PC);
+}
+
+void FastMathPass::run(PassContext &PC) {
+  // Every rewrite is local to its expression: helpers the kernel calls are
+  // rewritten like its own body (in a copy where other code calls them).
+  EditSet ES;
+  rewriteBodies(PC, kernelBodies(PC.kernel().Decl), ES);
+  HelperReach Reach(PC);
+  for (Helper *H : Reach.helpers()) {
+    HelperReach::Scope S(PC, *H);
+    EditSet HES;
+    rewriteBodies(PC, H->Bodies, HES);
+    Reach.setEdits(*H, HES);
+  }
+  Reach.commit(ES);
 }
 
 } // namespace astra

@@ -47,6 +47,7 @@
 //===----------------------------------------------------------------------===//
 #include "Hoist.h"
 #include "GridStride.h"
+#include "HelperReach.h"
 #include "PassSupport.h"
 #include "astra/Analysis/PointerAccess.h"
 
@@ -60,6 +61,7 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <functional>
 #include <set>
 
 using namespace clang;
@@ -146,8 +148,15 @@ bool isPureFunction(StringRef N) {
 /// Facts about the whole kernel body that every loop's analysis needs.
 struct KernelFacts {
   const FunctionDecl *FD = nullptr;
-  /// The kernel's parameters written through (indexed like FD's).
+  /// The parameters whose buffers the kernel may write (indexed like FD's):
+  /// for a helper, those not known to point into kernel parameters the
+  /// kernel never writes.
   std::vector<bool> ParamWritten;
+  /// Parameters no other pointer aliases: __restrict__ themselves or, for
+  /// a helper, pointing into __restrict__ kernel parameters at every call.
+  std::vector<bool> ParamRestrict;
+  /// The body is a helper's (messages name its parameters' origins).
+  bool Helper = false;
   /// Variables whose address escapes anywhere in the kernel: a pointer or
   /// reference may then change them from inside any loop.
   SmallPtrSet<const VarDecl *, 8> AddressTaken;
@@ -634,12 +643,19 @@ private:
           // across a barrier, another's) may change the value.
           I.Why = "'" + shortText(Whole->getSourceRange()) + "' reads '" +
                   V->getNameAsString() +
-                  "', which the kernel writes; the value may change "
-                  "between iterations, so the load stays in the loop";
+                  (KF.Helper
+                       ? "', which is not known to point into kernel "
+                         "parameters the kernel never writes at every call"
+                       : "', which the kernel writes") +
+                  "; the value may change between iterations, so the load "
+                  "stays in the loop";
           I.WhyLoc = Whole->getBeginLoc();
           return I;
         }
-        if (LoopWrites && !V->getType().isRestrictQualified()) {
+        bool Restrict = V->getType().isRestrictQualified() ||
+                        (size_t(PI) < KF.ParamRestrict.size() &&
+                         KF.ParamRestrict[PI]);
+        if (LoopWrites && !Restrict) {
           I.Why = "'" + shortText(Whole->getSourceRange()) +
                   "' reads '" + V->getNameAsString() +
                   "', which the kernel never writes, but the loop stores "
@@ -1271,14 +1287,24 @@ public:
 
 } // namespace
 
-void HoistPass::run(PassContext &PC) {
-  const KernelInfo &K = PC.kernel();
+namespace {
+
+/// Whether a body's parameter \p I may see its buffer written by the
+/// kernel, and whether nothing else aliases it.
+struct ParamFact {
+  bool Written = true;
+  bool Restrict = false;
+};
+using ParamFacts =
+    std::function<ParamFact(const FunctionDecl *Body, unsigned I)>;
+
+/// Hoists out of the loops of \p Bodies (a kernel's, or a helper's): one
+/// site per loop in \p ES, names fresh and not in \p Used.
+void hoistBodies(PassContext &PC, const std::vector<KernelBody> &Bodies,
+                 bool Template, bool Helper, const ParamFacts &Params,
+                 std::set<std::string> &Used, EditSet &ES) {
   ASTContext &Ctx = PC.astContext();
   const SourceManager &SM = PC.sourceManager();
-  std::vector<KernelBody> Bodies = kernelBodies(K.Decl);
-  bool Template = K.isTemplate();
-  PointerWriteInfo Writes = analyzePointerWrites(Ctx, K.Decl);
-
   std::vector<BodyPlan> Plans;
   std::vector<std::unique_ptr<KernelFacts>> Facts;
   std::vector<std::unique_ptr<BodyAnalysis>> Analyses;
@@ -1287,9 +1313,12 @@ void HoistPass::run(PassContext &PC) {
       continue;
     auto KF = std::make_unique<KernelFacts>();
     KF->FD = B.FD;
-    for (unsigned I = 0; I < B.FD->getNumParams(); ++I)
-      KF->ParamWritten.push_back(I >= K.Decl->getNumParams() ||
-                                 Writes.isWritten(K.Decl->getParamDecl(I)));
+    KF->Helper = Helper;
+    for (unsigned I = 0; I < B.FD->getNumParams(); ++I) {
+      ParamFact P = Params(B.FD, I);
+      KF->ParamWritten.push_back(P.Written);
+      KF->ParamRestrict.push_back(P.Restrict);
+    }
     KernelFactsCollector(*KF).TraverseStmt(B.FD->getBody());
     auto A = std::make_unique<BodyAnalysis>(PC, B, *KF, Template);
     Plans.push_back(A->run());
@@ -1334,7 +1363,6 @@ void HoistPass::run(PassContext &PC) {
                          A->Occurrences.front().Range.getBegin(),
                          B->Occurrences.front().Range.getBegin());
                    });
-  std::set<std::string> Used;
   std::vector<std::string> NamesOf(Accepted.size());
   for (size_t I = 0; I < Accepted.size(); ++I) {
     NamesOf[I] = freshIdentifier(
@@ -1345,7 +1373,6 @@ void HoistPass::run(PassContext &PC) {
   }
 
   // One site per loop: the declarations and every occurrence.
-  EditSet ES;
   const BodyAnalysis &A0 = *Analyses[0];
   std::vector<const Stmt *> LoopOrder;
   std::map<const Stmt *, std::vector<size_t>> ByLoop;
@@ -1439,7 +1466,53 @@ void HoistPass::run(PassContext &PC) {
                      Where + " as '" + NamesOf[I] + "'" + Uses);
     }
   }
-  ES.commit(PC);
+}
+
+} // namespace
+
+void HoistPass::run(PassContext &PC) {
+  const KernelInfo &K = PC.kernel();
+  PointerWriteInfo Writes = analyzePointerWrites(PC.astContext(), K.Decl);
+  auto KernelParam = [&](unsigned I) {
+    ParamFact F;
+    if (I >= K.Decl->getNumParams())
+      return F;
+    const ParmVarDecl *P = K.Decl->getParamDecl(I);
+    F.Written = Writes.isWritten(P);
+    F.Restrict = P->getType().isRestrictQualified();
+    return F;
+  };
+  std::set<std::string> Used;
+  EditSet ES;
+  hoistBodies(PC, kernelBodies(K.Decl), K.isTemplate(), /*Helper=*/false,
+              [&](const FunctionDecl *, unsigned I) { return KernelParam(I); },
+              Used, ES);
+  // Loops in the helpers the kernel calls: a helper's pointer parameter
+  // reads a buffer the kernel never writes when it points into such kernel
+  // parameters at every call.
+  HelperReach Reach(PC);
+  for (Helper *H : Reach.helpers()) {
+    HelperReach::Scope S(PC, *H);
+    auto HelperParam = [&](const FunctionDecl *Body, unsigned I) {
+      ParamFact F;
+      auto Origins = Reach.kernelParams(Body, I);
+      if (!Origins)
+        return F;
+      F.Written = false;
+      F.Restrict = true;
+      for (unsigned O : *Origins) {
+        ParamFact KF = KernelParam(O);
+        F.Written |= KF.Written;
+        F.Restrict &= KF.Restrict;
+      }
+      return F;
+    };
+    EditSet HES;
+    hoistBodies(PC, H->Bodies, H->isTemplate(), /*Helper=*/true, HelperParam,
+                Used, HES);
+    Reach.setEdits(*H, HES);
+  }
+  Reach.commit(ES);
 }
 
 } // namespace astra

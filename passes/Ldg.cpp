@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Ldg.h"
+#include "HelperReach.h"
 #include "PassSupport.h"
 #include "astra/Analysis/PointerAccess.h"
 
@@ -28,6 +29,8 @@
 #include "clang/Basic/SourceManager.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
+
+#include <set>
 
 using namespace clang;
 using namespace llvm;
@@ -213,6 +216,7 @@ bool isWholeRead(const Expr *E, const ParentMap &PM, const SourceManager &SM,
 struct ParamVerdict {
   bool Eligible = false;
   std::string Proof; ///< Why it cannot alias a written buffer.
+  std::string Refusal; ///< A helper's parameter: why it is not eligible.
 };
 
 class LdgVisitor : public RecursiveASTVisitor<LdgVisitor> {
@@ -313,6 +317,67 @@ private:
   LocalPointers Locals;
 };
 
+/// The verdicts for the pointer parameters of helper body \p Body: a
+/// parameter is eligible when the helper never changes or writes through
+/// it and every call the kernel's code makes passes it a pointer into
+/// eligible kernel parameters (\p Kernel). Refusals are recorded once per
+/// parameter (a template helper's instantiations share them).
+std::vector<ParamVerdict> helperParams(PassContext &PC,
+                                       const HelperReach &Reach,
+                                       const FunctionDecl *Body,
+                                       const std::vector<ParamVerdict> &Kernel) {
+  const FunctionDecl *K = PC.kernel().Decl;
+  std::vector<ParamVerdict> Out(Body->getNumParams());
+  PointerWriteInfo Writes = analyzePointerWrites(PC.astContext(), Body);
+  for (const ParmVarDecl *P : Body->parameters()) {
+    QualType T = P->getType();
+    if (!T->isPointerType() || T->getPointeeType().isVolatileQualified())
+      continue;
+    unsigned I = P->getFunctionScopeIndex();
+    std::string Name = "'" + P->getNameAsString() + "'";
+    if (Writes.isWritten(P)) {
+      Out[I].Refusal = Name + " is written (" + Writes.reason(P) +
+                       "); its loads stay coherent";
+      continue;
+    }
+    if (mayModify(Body->getBody(), P)) {
+      Out[I].Refusal = Name + " is changed in the helper, so what it "
+                       "points into is not what the calls pass";
+      continue;
+    }
+    auto Origins = Reach.kernelParams(Body, I);
+    if (!Origins) {
+      Out[I].Refusal = Name + " is not known to point into kernel "
+                       "parameters at every call the kernel makes (a call "
+                       "passes a pointer computed otherwise)";
+      continue;
+    }
+    std::string Into, Proof;
+    for (unsigned O : *Origins) {
+      if (O >= Kernel.size() || O >= K->getNumParams()) {
+        Into.clear();
+        break;
+      }
+      std::string KName = "'" + K->getParamDecl(O)->getNameAsString() + "'";
+      if (!Kernel[O].Eligible) {
+        Out[I].Refusal = Name + " points into the kernel's " + KName +
+                         " at some call, which is not read-only for ldg "
+                         "(see the kernel's parameter)";
+        Into.clear();
+        break;
+      }
+      Into += (Into.empty() ? "" : ", ") + KName;
+      Proof = Kernel[O].Proof;
+    }
+    if (!Into.empty())
+      Out[I] = {true,
+                "points into the kernel's " + Into + " at every call (" +
+                    Proof + ")",
+                ""};
+  }
+  return Out;
+}
+
 } // namespace
 
 void LdgPass::run(PassContext &PC) {
@@ -355,11 +420,11 @@ void LdgPass::run(PassContext &PC) {
     }
     ParamVerdict &V = Params[I];
     if (T.isRestrictQualified()) {
-      V = {true, "__restrict__"};
+      V = {true, "__restrict__", ""};
       continue;
     }
     if (AssumeNoAlias) {
-      V = {true, "ldg.assume-noalias=1 says it aliases no written buffer"};
+      V = {true, "ldg.assume-noalias=1 says it aliases no written buffer", ""};
       continue;
     }
     std::string Why = LaunchProblem;
@@ -386,20 +451,46 @@ void LdgPass::run(PassContext &PC) {
                           "aliases no written buffer)");
       continue;
     }
-    V = {true, "no launch passes it a buffer the kernel writes"};
+    V = {true, "no launch passes it a buffer the kernel writes", ""};
   }
   if (llvm::none_of(Params, [](const ParamVerdict &V) { return V.Eligible; }))
     return;
 
   SmallPtrSet<const Type *, 32> Types = ldgElementTypes(Ctx);
-  SiteVotes Votes(kernelBodies(FD));
-  for (unsigned B = 0; B < Votes.bodies().size(); ++B) {
-    LdgVisitor V(PC, Votes, B, Params, Types);
-    V.TraverseStmt(Votes.bodies()[B].FD->getBody());
-  }
   EditSet ES;
-  Votes.resolve(PC, ES);
-  ES.commit(PC);
+  {
+    SiteVotes Votes(kernelBodies(FD));
+    for (unsigned B = 0; B < Votes.bodies().size(); ++B) {
+      LdgVisitor V(PC, Votes, B, Params, Types);
+      V.TraverseStmt(Votes.bodies()[B].FD->getBody());
+    }
+    Votes.resolve(PC, ES);
+  }
+
+  // Loads in the helpers the kernel calls, through a helper's pointer
+  // parameter that points into eligible kernel parameters at every call.
+  HelperReach Reach(PC);
+  for (Helper *H : Reach.helpers()) {
+    HelperReach::Scope S(PC, *H);
+    SiteVotes Votes(H->Bodies);
+    std::set<std::pair<unsigned, std::string>> Said;
+    for (unsigned B = 0; B < Votes.bodies().size(); ++B) {
+      const FunctionDecl *Body = Votes.bodies()[B].FD;
+      std::vector<ParamVerdict> HP = helperParams(PC, Reach, Body, Params);
+      for (unsigned I = 0; I < HP.size(); ++I) {
+        SourceLocation Loc = Body->getParamDecl(I)->getLocation();
+        if (!HP[I].Refusal.empty() &&
+            Said.insert({Loc.getRawEncoding(), HP[I].Refusal}).second)
+          PC.refused(Loc, HP[I].Refusal);
+      }
+      LdgVisitor V(PC, Votes, B, HP, Types);
+      V.TraverseStmt(Body->getBody());
+    }
+    EditSet HES;
+    Votes.resolve(PC, HES);
+    Reach.setEdits(*H, HES);
+  }
+  Reach.commit(ES);
 }
 
 } // namespace astra

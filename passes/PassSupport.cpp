@@ -135,6 +135,13 @@ bool EditSet::commit(PassContext &PC) const {
   return Ok;
 }
 
+std::vector<TextEdit> EditSet::edits() const {
+  std::vector<TextEdit> Out;
+  for (const Entry &E : Edits)
+    Out.push_back({E.Loc, E.Length, E.Text});
+  return Out;
+}
+
 //===----------------------------------------------------------------------===//
 // Template votes
 //===----------------------------------------------------------------------===//

@@ -73,6 +73,9 @@ public:
   /// edits). Returns false when PassContext refused one.
   bool commit(PassContext &PC) const;
   bool empty() const { return Edits.empty(); }
+  /// The edits, in the order they were added (HelperReach moves a helper's
+  /// edits into its clone).
+  std::vector<TextEdit> edits() const;
 
 private:
   struct Entry {

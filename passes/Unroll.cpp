@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Unroll.h"
+#include "HelperReach.h"
 #include "PassSupport.h"
 
 #include "clang/AST/Attr.h"
@@ -71,7 +72,12 @@ bool isPerThreadIntrinsic(StringRef N) {
 /// control flow that depends on such values.
 class ThreadTaint {
 public:
-  explicit ThreadTaint(const Stmt *Body) {
+  /// \p Helper: the body is a helper's, whose parameters may differ
+  /// between threads (a kernel's are the same for all).
+  ThreadTaint(const Stmt *Body, const FunctionDecl *Helper) {
+    if (Helper)
+      for (const ParmVarDecl *P : Helper->parameters())
+        Tainted.insert(P);
     for (unsigned Iter = 0; Iter < 16; ++Iter) {
       Changed = false;
       walk(Body, false);
@@ -478,10 +484,11 @@ class UnrollVisitor : public RecursiveASTVisitor<UnrollVisitor> {
 public:
   UnrollVisitor(PassContext &PC, SiteVotes &Votes, unsigned Body,
                 std::optional<int64_t> Factor, std::string FactorError,
-                int64_t MaxTrip)
+                int64_t MaxTrip, bool Helper)
       : PC(PC), SM(PC.sourceManager()), Votes(Votes), Body(Body),
         Factor(Factor), FactorError(std::move(FactorError)), MaxTrip(MaxTrip),
-        Taint(Votes.bodies()[Body].FD->getBody()) {}
+        Taint(Votes.bodies()[Body].FD->getBody(),
+              Helper ? Votes.bodies()[Body].FD : nullptr) {}
 
   bool TraverseAttributedStmt(AttributedStmt *S) {
     for (const Attr *A : S->getAttrs())
@@ -670,14 +677,28 @@ void UnrollPass::run(PassContext &PC) {
     FactorError = "--pass-opt=unroll.max-trip=" + MaxText +
                   " is not an integer from 2 to 4096";
 
-  SiteVotes Votes(kernelBodies(PC.kernel().Decl));
-  for (unsigned B = 0; B < Votes.bodies().size(); ++B) {
-    UnrollVisitor V(PC, Votes, B, Factor, FactorError, MaxTrip);
-    V.TraverseStmt(Votes.bodies()[B].FD->getBody());
-  }
+  auto Visit = [&](std::vector<KernelBody> Bodies, bool Helper,
+                   EditSet &ES) {
+    SiteVotes Votes(std::move(Bodies));
+    for (unsigned B = 0; B < Votes.bodies().size(); ++B) {
+      UnrollVisitor V(PC, Votes, B, Factor, FactorError, MaxTrip, Helper);
+      V.TraverseStmt(Votes.bodies()[B].FD->getBody());
+    }
+    Votes.resolve(PC, ES);
+  };
   EditSet ES;
-  Votes.resolve(PC, ES);
-  ES.commit(PC);
+  Visit(kernelBodies(PC.kernel().Decl), /*Helper=*/false, ES);
+  // Loops in the helpers the kernel calls: a pragma changes no result, and
+  // a helper's parameters count as different per thread for the barrier
+  // rule.
+  HelperReach Reach(PC);
+  for (Helper *H : Reach.helpers()) {
+    HelperReach::Scope S(PC, *H);
+    EditSet HES;
+    Visit(H->Bodies, /*Helper=*/true, HES);
+    Reach.setEdits(*H, HES);
+  }
+  Reach.commit(ES);
 }
 
 } // namespace astra

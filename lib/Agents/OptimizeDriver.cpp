@@ -51,7 +51,9 @@ std::string mergeEdits(const std::string &Original,
     // is not a change anyone tested. An edit another version made already,
     // the same lines to the same text, is no clash: two kernels calling one
     // helper (shape-split's halves, both calling block_reduce) whose
-    // winners rewrote it alike.
+    // winners rewrote it alike. Nor are two insertions of new lines at one
+    // place: both go in, in version order (two kernels' copies of one helper
+    // each go right after it).
     bool Clash = false;
     std::vector<Edit> Fresh;
     for (const Edit &A : Mine) {
@@ -59,7 +61,7 @@ std::string mergeEdits(const std::string &Original,
       for (const Edit &B : Taken) {
         if (A.Begin == B.Begin && A.End == B.End && A.Text == B.Text)
           Same = true;
-        else
+        else if (!(A.Begin == A.End && B.Begin == B.End))
           Clash |= A.Begin < B.End + 1 && B.Begin < A.End + 1;
       }
       if (!Same)

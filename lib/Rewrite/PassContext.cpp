@@ -42,11 +42,13 @@ const SourceManager &PassContext::sourceManager() const {
 const LangOptions &PassContext::langOpts() const { return Ctx.getLangOpts(); }
 
 void PassContext::fired(SourceLocation Loc, const Twine &What) {
-  Explains.push_back({PassName, makePos(sourceManager(), Loc), true, What.str()});
+  Explains.push_back(
+      {PassName, makePos(sourceManager(), Loc), true, MessagePrefix + What.str()});
 }
 
 void PassContext::refused(SourceLocation Loc, const Twine &Why) {
-  Explains.push_back({PassName, makePos(sourceManager(), Loc), false, Why.str()});
+  Explains.push_back(
+      {PassName, makePos(sourceManager(), Loc), false, MessagePrefix + Why.str()});
 }
 
 std::string PassContext::text(SourceRange R) const {

@@ -65,6 +65,35 @@ static std::string absolute(StringRef P) {
   return std::string(S);
 }
 
+/// Adds insertion \p R to \p Set when \p Set holds an insertion at the same
+/// offset, as one insertion of the existing text followed by R's. False
+/// when R is not such an insertion.
+static bool mergeInsertion(tooling::Replacements &Set,
+                           const tooling::Replacement &R) {
+  if (R.getLength() != 0)
+    return false;
+  auto It = find_if(Set, [&](const tooling::Replacement &O) {
+    return O.getOffset() == R.getOffset() && O.getLength() == 0;
+  });
+  if (It == Set.end())
+    return false;
+  tooling::Replacements Merged;
+  for (const tooling::Replacement &O : Set) {
+    tooling::Replacement N =
+        &O == &*It ? tooling::Replacement(O.getFilePath(), O.getOffset(), 0,
+                                          (O.getReplacementText() +
+                                           R.getReplacementText())
+                                              .str())
+                   : O;
+    if (Error E = Merged.add(N)) {
+      consumeError(std::move(E));
+      return false;
+    }
+  }
+  Set = std::move(Merged);
+  return true;
+}
+
 /// Runs \p P over the selected kernels of one parse; fills explanations and
 /// conflicts and returns the merged replacements.
 static std::map<std::string, tooling::Replacements>
@@ -120,6 +149,11 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
           continue;
         if (Error E = PassRepls[Path].add(R)) {
           consumeError(std::move(E));
+          // Two kernels inserting at one offset (each kernel's copy of a
+          // helper goes right after the original): both texts, in kernel
+          // order.
+          if (mergeInsertion(PassRepls[Path], R))
+            continue;
           Conflicts.push_back(
               Path + ": " + P.name().str() + ": edits for kernel '" +
               K.QualifiedName +

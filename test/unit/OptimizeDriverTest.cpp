@@ -45,6 +45,23 @@ TEST(MergeEdits, TheSameEditInTwoVersionsIsNoClash) {
   EXPECT_EQ(Dropped, std::vector<size_t>{1});
 }
 
+TEST(MergeEdits, InsertionsAtOnePlaceBothGoIn) {
+  // Two kernels' copies of one helper (c), each inserted right after it,
+  // each kernel calling its copy (the edits of a and g).
+  std::vector<size_t> Dropped;
+  std::string M = mergeEdits(Original, {"A\nb\nc\nC1\nd\ne\nf\ng\n",
+                                        "a\nb\nc\nC2\nd\ne\nf\nG\n"},
+                             &Dropped);
+  EXPECT_EQ(M, "A\nb\nc\nC1\nC2\nd\ne\nf\nG\n");
+  EXPECT_TRUE(Dropped.empty());
+  // An insertion next to a changed line still clashes.
+  M = mergeEdits(Original, {"a\nb\nc\nC1\nd\ne\nf\ng\n",
+                            "a\nb\nc\nD\ne\nf\nG\n"},
+                 &Dropped);
+  EXPECT_EQ(M, "a\nb\nc\nC1\nd\ne\nf\ng\n");
+  EXPECT_EQ(Dropped, std::vector<size_t>{1});
+}
+
 } // namespace
 
 namespace {

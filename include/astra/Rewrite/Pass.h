@@ -88,6 +88,11 @@ public:
   void fired(clang::SourceLocation Loc, const llvm::Twine &What);
   /// Records that the pass considered \p Loc and did not change it.
   void refused(clang::SourceLocation Loc, const llvm::Twine &Why);
+  /// Text put before every message fired() and refused() record from now
+  /// on (empty: none): a pass rewriting a helper the kernel calls names the
+  /// helper at each of its sites.
+  void setMessagePrefix(std::string Prefix) { MessagePrefix = std::move(Prefix); }
+  const std::string &messagePrefix() const { return MessagePrefix; }
 
   /// Replaces the text of \p Range (a token or char range in a file, not in a
   /// macro expansion). Returns false, and records a conflict, when it overlaps
@@ -153,6 +158,7 @@ private:
   const std::vector<KernelInfo> &AllKernels;
   const PassOptions &Opts;
   std::string PassName;
+  std::string MessagePrefix;
   std::map<std::string, clang::tooling::Replacements> Repls; ///< By file path.
   std::vector<Explanation> Explains;
   std::vector<std::string> Conflicts;

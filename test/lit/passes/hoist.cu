@@ -5,6 +5,7 @@
 // RUN: FileCheck --strict-whitespace %s < %t.dir/hoist.cu
 // RUN: FileCheck --strict-whitespace %s --check-prefix=HEADER < %t.dir/Inputs/hoist.cuh
 // RUN: %nvptx-compile %t.dir/hoist.cu | FileCheck %s --check-prefix=PTX
+// RUN: %cuda-syntax-check %t.dir/hoist.cu
 // RUN: %clang-astra rewrite --passes=hoist --explain %s -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
 // --fast-math: divisions by a loop-invariant float become multiplies by a
 // reciprocal computed once.
@@ -264,3 +265,96 @@ __global__ void stride_steps(float *y, const float *x, int n, int d) {
 // CHECK:       {{^}}  for (int j = threadIdx.x; j < d; j += blockDim.x)
 // EXPLAIN: hoist.cu:[[@LINE-10]]:3: hoist: not applied: no loop-invariant work worth hoisting
 // EXPLAIN: hoist.cu:[[@LINE-8]]:3: hoist: not applied: no loop-invariant work worth hoisting
+
+// Helpers the kernel calls. Only scale_rows runs scale_row: hoisted in
+// place; w points into the kernel's __restrict__, never written 'w' at
+// every call, so w[0] leaves a loop that stores.
+// CHECK-LABEL: {{^}}__device__ void scale_row(float *out, const float *x, const float *w, int n) {
+// CHECK-NEXT:  {{^}}  const float astra_inv = w[0];
+// CHECK-NEXT:  {{^}}  const float astra_inv1 = sqrtf(float(n));
+// CHECK-NEXT:  {{^}}  for (int k = 0; k < 8; ++k)
+// CHECK-NEXT:  {{^}}    out[k * n] = x[k * n] * astra_inv * astra_inv1;
+__device__ void scale_row(float *out, const float *x, const float *w, int n) {
+  for (int k = 0; k < 8; ++k)
+    out[k * n] = x[k * n] * w[0] * sqrtf(float(n));
+}
+// EXPLAIN: hoist.cu:[[@LINE-2]]:29: hoist: fired: in helper 'scale_row' (called from the kernel at {{.*}}hoist.cu:[[@LINE+4]]:3): hoisted loop-invariant 'w[0]' out of the loop at {{.*}}hoist.cu:[[@LINE-3]]:3 as 'astra_inv'
+// EXPLAIN: hoist.cu:[[@LINE-3]]:36: hoist: fired: in helper 'scale_row' {{.*}}: hoisted loop-invariant 'sqrtf(float(n))' out of the loop at {{.*}}hoist.cu:[[@LINE-4]]:3 as 'astra_inv1'
+__global__ void scale_rows(float *__restrict__ out, const float *__restrict__ x,
+                           const float *__restrict__ w, int n) {
+  scale_row(out + blockIdx.x, x + blockIdx.x, w, n);
+}
+
+// Two kernels share bias_row: each gets a copy. bias_b passes the buffer it
+// writes as w, so its copy keeps w[0] in the loop.
+// CHECK-LABEL: {{^}}__device__ void bias_row(float *out, const float *w, int n) {
+// CHECK-NEXT:  {{^}}  for (int k = 0; k < 8; ++k)
+// CHECK-NEXT:  {{^}}    out[k * n] += w[0] * expf(float(n));
+// CHECK-NEXT:  {{^}}}
+// CHECK-EMPTY:
+// CHECK-NEXT:  {{^}}__device__ void bias_row_astra_bias_a(float *out, const float *w, int n) {
+// CHECK-NEXT:  {{^}}  const float astra_inv = w[0] * expf(float(n));
+// CHECK-NEXT:  {{^}}  for (int k = 0; k < 8; ++k)
+// CHECK-NEXT:  {{^}}    out[k * n] += astra_inv;
+// CHECK-NEXT:  {{^}}}
+// CHECK-EMPTY:
+// CHECK-NEXT:  {{^}}__device__ void bias_row_astra_bias_b(float *out, const float *w, int n) {
+// CHECK-NEXT:  {{^}}  const float astra_inv = expf(float(n));
+// CHECK-NEXT:  {{^}}  for (int k = 0; k < 8; ++k)
+// CHECK-NEXT:  {{^}}    out[k * n] += w[0] * astra_inv;
+__device__ void bias_row(float *out, const float *w, int n) {
+  for (int k = 0; k < 8; ++k)
+    out[k * n] += w[0] * expf(float(n));
+}
+// CHECK-LABEL: {{^}}__global__ void bias_a(
+// CHECK-NEXT:  {{^}}  bias_row_astra_bias_a(out + blockIdx.x, w, n);
+__global__ void bias_a(float *__restrict__ out, const float *__restrict__ w, int n) {
+  bias_row(out + blockIdx.x, w, n);
+}
+// EXPLAIN: hoist.cu:[[@LINE-7]]:19: hoist: fired: in helper 'bias_row' (called from the kernel at {{.*}}hoist.cu:[[@LINE-2]]:3; its changes go into a copy, 'bias_row_astra_bias_a', because the kernel 'bias_b' also calls it (at {{.*}})): hoisted loop-invariant 'w[0] * expf(float(n))' out of the loop at {{.*}}hoist.cu:[[@LINE-8]]:3 as 'astra_inv'
+// CHECK-LABEL: {{^}}__global__ void bias_b(
+// CHECK-NEXT:  {{^}}  bias_row_astra_bias_b(out + blockIdx.x, out, n);
+__global__ void bias_b(float *out, int n) {
+  bias_row(out + blockIdx.x, out, n);
+}
+// EXPLAIN: hoist.cu:[[@LINE-13]]:19: hoist: not applied: in helper 'bias_row' (called from the kernel at {{.*}}hoist.cu:[[@LINE-2]]:3; its changes go into a copy, 'bias_row_astra_bias_b', because the kernel 'bias_a' also calls it (at {{.*}})): 'w[0]' reads 'w', which is not known to point into kernel parameters the kernel never writes at every call; the value may change between iterations, so the load stays in the loop
+
+// A template helper only the template kernel calls: in place, `auto`, every
+// instantiation agreeing.
+// CHECK-LABEL: {{^}}__device__ T axpy_sum(const T *x, T a, int n) {
+// CHECK-NEXT:  {{^}}  T s = 0;
+// CHECK-NEXT:  {{^}}  const auto astra_inv = (a * a);
+// CHECK-NEXT:  {{^}}  for (int k = 0; k < n; ++k)
+// CHECK-NEXT:  {{^}}    s += x[k] * astra_inv;
+template <typename T>
+__device__ T axpy_sum(const T *x, T a, int n) {
+  T s = 0;
+  for (int k = 0; k < n; ++k)
+    s += x[k] * (a * a);
+  return s;
+}
+template <typename T>
+__global__ void axpy_k(T *__restrict__ y, const T *__restrict__ x, T a, int n) {
+  y[blockIdx.x] = axpy_sum(x + blockIdx.x * n, a, n);
+}
+template __global__ void axpy_k<float>(float *, const float *, float, int);
+template __global__ void axpy_k<double>(double *, const double *, double, int);
+
+// A __host__ __device__ helper host code calls: a __device__ copy.
+// CHECK-LABEL: {{^}}__host__ __device__ inline float poly(float x, const float *c) {
+// CHECK:       {{^}}__device__ inline float poly_astra_poly_k(float x, const float *c) {
+// CHECK-NEXT:  {{^}}  float s = 0.f;
+// CHECK-NEXT:  {{^}}  const float astra_inv = expf(x);
+// CHECK-NEXT:  {{^}}  for (int k = 0; k < 4; ++k)
+// CHECK-NEXT:  {{^}}    s = s * x + c[k] * astra_inv;
+__host__ __device__ inline float poly(float x, const float *c) {
+  float s = 0.f;
+  for (int k = 0; k < 4; ++k)
+    s = s * x + c[k] * expf(x);
+  return s;
+}
+// CHECK: {{^}}  y[threadIdx.x] = poly_astra_poly_k(y[threadIdx.x], c);
+__global__ void poly_k(float *__restrict__ y, const float *__restrict__ c) {
+  y[threadIdx.x] = poly(y[threadIdx.x], c);
+}
+float poly_host(float x, const float *c) { return poly(x, c); }

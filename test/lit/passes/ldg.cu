@@ -6,6 +6,9 @@
 // RUN: FileCheck %s < %t.dir/ldg.cu
 // RUN: FileCheck %s --check-prefix=HEADER < %t.dir/Inputs/ldg.cuh
 // RUN: %nvptx-compile %t.dir/ldg.cu | FileCheck %s --check-prefix=PTX
+// Host code still compiles (the __host__ __device__ helper's copy is
+// __device__ only).
+// RUN: %cuda-syntax-check %t.dir/ldg.cu
 // RUN: %clang-astra rewrite --passes=ldg --explain %s -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
 // RUN: %clang-astra rewrite --passes=ldg --pass-opt=ldg.assume-noalias=1 %s -- -std=c++17 > %t.noalias.cu
 // RUN: FileCheck %s --check-prefix=NOALIAS < %t.noalias.cu
@@ -142,3 +145,73 @@ __global__ void copy_pairs(T *__restrict__ dst, const T *__restrict__ src) {
 }
 template __global__ void copy_pairs<float>(float *, const float *);
 template __global__ void copy_pairs<Pair>(Pair *, const Pair *);
+
+// Helpers the kernel calls: a helper's pointer parameter is read-only and
+// unaliased when what every call passes is. Only pair_sum runs outer_load
+// and inner_load: rewritten in place, q traced through outer_load's call
+// (p + 1) to the kernel's __restrict__ 'x'.
+// CHECK-LABEL: {{^}}__device__ float inner_load(const float *q) { return __ldg(&q[threadIdx.x]); }
+// CHECK-NEXT: {{^}}__device__ float outer_load(const float *p) { return inner_load(p + 1); }
+__device__ float inner_load(const float *q) { return q[threadIdx.x]; }
+__device__ float outer_load(const float *p) { return inner_load(p + 1); }
+// inplace passes its written 'y' to load_twice: pair_sum gets a copy.
+// CHECK-LABEL: {{^}}__device__ float load_twice(const float *v, int i) { return v[i] + v[i + 1]; }
+// CHECK-EMPTY:
+// CHECK-NEXT: {{^}}__device__ float load_twice_astra_pair_sum(const float *v, int i) { return __ldg(&v[i]) + __ldg(&v[i + 1]); }
+__device__ float load_twice(const float *v, int i) { return v[i] + v[i + 1]; }
+
+// CHECK-LABEL: {{^}}__global__ void pair_sum(
+// CHECK: {{^}}    y[i] = load_twice_astra_pair_sum(x, i) + outer_load(x);
+__global__ void pair_sum(float *__restrict__ y, const float *__restrict__ x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = load_twice(x, i) + outer_load(x);
+}
+// EXPLAIN: ldg.cu:[[@LINE-9]]:{{[0-9]+}}: ldg: fired: in helper 'load_twice' (called from the kernel at {{.*}}ldg.cu:[[@LINE-2]]:12; its changes go into a copy, 'load_twice_astra_pair_sum', because the kernel 'inplace' also calls it (at {{.*}})): 'v[i]' -> '__ldg(&v[i])' ('v' is never written by the kernel and points into the kernel's 'x' at every call (__restrict__))
+// EXPLAIN: ldg.cu:[[@LINE-16]]:{{[0-9]+}}: ldg: fired: in helper 'inner_load' (called from 'outer_load' at {{.*}}ldg.cu:[[@LINE-15]]:{{[0-9]+}}): 'q[threadIdx.x]' -> '__ldg(&q[threadIdx.x])'
+// EXPLAIN: ldg.cu:[[@LINE-4]]:12: ldg: fired: the call of 'load_twice' now calls 'load_twice_astra_pair_sum', the kernel's copy of it
+
+// CHECK-LABEL: {{^}}__global__ void inplace(
+// CHECK: {{^}}    y[i] = load_twice(y, i);
+__global__ void inplace(float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = load_twice(y, i);
+}
+
+// A call that passes the written 'y', one that passes shared memory: the
+// helper's parameter is refused.
+// CHECK-LABEL: {{^}}__device__ float get(const float *v, int i) { return v[i]; }
+__device__ float get(const float *v, int i) { return v[i]; }
+// EXPLAIN: ldg.cu:[[@LINE-1]]:35: ldg: not applied: in helper 'get' (called from the kernel at {{.*}}): 'v' points into the kernel's 'y' at some call, which is not read-only for ldg
+__device__ float get_shared(const float *v, int i) { return v[i]; }
+// EXPLAIN: ldg.cu:[[@LINE-1]]:42: ldg: not applied: in helper 'get_shared' (called from the kernel at {{.*}}): 'v' is not known to point into kernel parameters at every call the kernel makes
+__global__ void mix(float *__restrict__ y, const float *__restrict__ x, int n) {
+  __shared__ float s[64];
+  s[threadIdx.x % 64] = x[threadIdx.x];
+  __syncthreads();
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = get(x, i) + get(y, i) + get_shared(s, threadIdx.x % 64);
+}
+
+// A template helper is judged on the instantiations the kernel reaches.
+// CHECK-LABEL: {{^}}template <typename T> __device__ T first(const T *p) { return __ldg(&p[0]); }
+template <typename T> __device__ T first(const T *p) { return p[0]; }
+template <typename T>
+__global__ void first_k(T *__restrict__ y, const T *__restrict__ x) {
+  y[threadIdx.x] = first(x + threadIdx.x);
+}
+template __global__ void first_k<float>(float *, const float *);
+template __global__ void first_k<int>(int *, const int *);
+
+// A __host__ __device__ helper host code calls: a __device__ copy.
+// CHECK-LABEL: {{^}}__host__ __device__ float at(const float *p, int i) { return p[i]; }
+// CHECK-EMPTY:
+// CHECK-NEXT: {{^}}__device__ float at_astra_at_k(const float *p, int i) { return __ldg(&p[i]); }
+__host__ __device__ float at(const float *p, int i) { return p[i]; }
+// CHECK: {{^}}  y[threadIdx.x] = at_astra_at_k(x, threadIdx.x);
+__global__ void at_k(float *__restrict__ y, const float *__restrict__ x) {
+  y[threadIdx.x] = at(x, threadIdx.x);
+}
+float at_host(const float *p) { return at(p, 0); }

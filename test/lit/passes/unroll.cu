@@ -148,3 +148,40 @@ __global__ void vec_sum(float *x) {
 }
 template __global__ void vec_sum<4>(float *);
 template __global__ void vec_sum<1000>(float *);
+
+// Helpers the kernel calls: their loops get the pragma too (in place: only
+// dot4_k calls dot4).
+// CHECK-LABEL: {{^}}__device__ float dot4(const float *a, const float *b) {
+// CHECK-NEXT:  {{^}}  float s = 0.f;
+// CHECK-NEXT:  {{^}}  #pragma unroll{{$}}
+// CHECK-NEXT:  {{^}}  for (int k = 0; k < 4; ++k)
+__device__ float dot4(const float *a, const float *b) {
+  float s = 0.f;
+  for (int k = 0; k < 4; ++k)
+    s += a[k] * b[k];
+  return s;
+}
+// EXPLAIN: unroll.cu:[[@LINE-4]]:3: unroll: fired: in helper 'dot4' (called from the kernel at {{.*}}unroll.cu:[[@LINE+3]]:20): trip count 4: fully unrolled
+// CHECK: {{^}}  y[threadIdx.x] = dot4(a + 4 * threadIdx.x, b + 4 * threadIdx.x);
+__global__ void dot4_k(float *y, const float *a, const float *b) {
+  y[threadIdx.x] = dot4(a + 4 * threadIdx.x, b + 4 * threadIdx.x);
+}
+
+// A helper's parameters may differ between threads: a barrier in a loop
+// whose control flow reads one is left alone.
+// CHECK-LABEL: {{^}}__device__ void staged(float *s, int steps) {
+// CHECK-NEXT:  {{^}}  for (int k = 0; k < 4; ++k) {
+__device__ void staged(float *s, int steps) {
+  for (int k = 0; k < 4; ++k) {
+    if (k < steps)
+      s[threadIdx.x] += 1.0f;
+    __syncthreads();
+  }
+}
+// EXPLAIN: unroll.cu:[[@LINE-6]]:3: unroll: not applied: in helper 'staged' (called from the kernel at {{.*}}): the loop holds a barrier ('__syncthreads()' at {{.*}}unroll.cu:[[@LINE-3]]:5) and control flow that depends on the thread ('k < steps' reads 'steps')
+__global__ void staged_k(float *y) {
+  __shared__ float s[256];
+  s[threadIdx.x] = y[threadIdx.x];
+  staged(s, threadIdx.x % 4);
+  y[threadIdx.x] = s[threadIdx.x];
+}
