@@ -44,6 +44,13 @@ void writeEvaluationJson(JsonWriter &W, const Evaluation &E) {
   W.arrayEnd();
   W.field("max_abs_error", E.MaxAbsError);
   W.field("max_rel_error", E.MaxRelError);
+  if (!E.LaunchConfigs.empty()) {
+    W.key("launch_space");
+    W.arrayBegin();
+    for (const std::string &L : E.LaunchConfigs)
+      W.value(L);
+    W.arrayEnd();
+  }
   if (!E.Warnings.empty()) {
     W.key("warnings");
     W.arrayBegin();
@@ -216,6 +223,13 @@ std::string reportMarkdown(const RunInfo &Info,
     if (O.Winner) {
       OS << "\nAccepted: **" << join(O.Winner->Lineage, " + ") << "** ("
          << O.Winner->Id << "): " << O.Winner->Rationale << "\n";
+      // The launches besides the spec's own the winner was verified under.
+      for (const Attempt &A : O.Attempts)
+        if (A.C.Id == O.Winner->Id && !A.E.LaunchConfigs.empty()) {
+          OS << "\nVerified also at the launches the code can make: "
+             << join(A.E.LaunchConfigs, ", ") << ".\n";
+          break;
+        }
       if (!R.Diff.empty())
         OS << "\n```diff\n" << R.Diff << "```\n";
     } else {

@@ -19,7 +19,7 @@ namespace astra {
 
 std::string describeRun(const PlannedRun &Run, std::optional<uint64_t> Seed) {
   std::string S = "shape set '" + Run.Name + "'";
-  if (Run.Kind == RunKind::OddSizes) {
+  if (Run.Kind == RunKind::OddSizes || Run.Kind == RunKind::LaunchSpace) {
     std::vector<std::string> Vs;
     for (auto &[K, V] : Run.Vars)
       Vs.push_back(K + "=" + V.str());
@@ -49,12 +49,13 @@ void recordFailure(RunResult &Out, FailureInfo F) {
 }
 
 static void recordError(RunResult &Out, StringRef Message,
-                        std::optional<uint64_t> Seed) {
+                        std::optional<uint64_t> Seed,
+                        StringRef Kind = "error") {
   if (Out.V == Verdict::Error)
     return;
   Out.V = Verdict::Error;
   FailureInfo F;
-  F.Kind = "error";
+  F.Kind = Kind.str();
   F.Message = Message.str();
   F.Seed = Seed;
   Out.Failure = std::move(F);
@@ -107,8 +108,11 @@ void recordRunError(EngineSession &S, Error E, bool IsCandidate,
   // launched, the spec (sizes, launch) is what is wrong.
   if (!IsCandidate && F.Kind != "error")
     F.Message += "; the baseline must run cleanly on every shape set the spec "
-                 "gives (check the counts and the launch configuration)";
-  recordError(Out, F.Message, Seed);
+                 "gives and at every launch its launch sites can make (check "
+                 "the counts, the launch configuration and \"launch_space\")";
+  recordError(Out, F.Message, Seed,
+              !IsCandidate && F.Kind == "launch-error" ? "baseline-launch-error"
+                                                       : "error");
 }
 
 namespace {
@@ -609,7 +613,20 @@ void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out,
                 std::nullopt);
     return;
   }
-  auto B = KernelRunner::create(S.Ctx, S.Baseline, S.Spec, S.Spec.Launch,
+  const LaunchSpec *CandLaunch = &S.CandidateLaunch;
+  if (Run.Launch) {
+    if (Run.CandidateLaunch)
+      CandLaunch = &*Run.CandidateLaunch;
+    else if (S.Job.CandidateLaunch) {
+      recordError(Out, "internal error: the candidate changes the launch, but "
+                       "the job gives no candidate launch for " + Run.Name,
+                  std::nullopt);
+      return;
+    } else
+      CandLaunch = &*Run.Launch;
+  }
+  auto B = KernelRunner::create(S.Ctx, S.Baseline, S.Spec,
+                                Run.Launch ? *Run.Launch : S.Spec.Launch,
                                 Run.Vars, Run.Misalign, "baseline");
   if (!B) {
     recordError(Out, "baseline on " + describeRun(Run, std::nullopt) + ": " +
@@ -617,7 +634,7 @@ void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out,
                 std::nullopt);
     return;
   }
-  auto C = KernelRunner::create(S.Ctx, S.Candidate, S.Spec, S.CandidateLaunch,
+  auto C = KernelRunner::create(S.Ctx, S.Candidate, S.Spec, *CandLaunch,
                                 Run.Vars, Run.Misalign, "candidate");
   if (!C) {
     recordError(Out, "candidate on " + describeRun(Run, std::nullopt) + ": " +
@@ -644,15 +661,28 @@ void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out,
       *S.Log << "    " << V.lastSeedTimes() << "\n";
   }
   V.finish();
+  // A configuration the original itself cannot be launched with (too many
+  // registers for the block, say) is not one the program makes.
+  if (Run.Kind == RunKind::LaunchSpace && Out.V == Verdict::Error &&
+      Out.Failure && Out.Failure->Kind == "baseline-launch-error") {
+    Out.Warnings.push_back("not a launch the program can make: " +
+                           Out.Failure->Message);
+    Out.V = Verdict::Pass;
+    Out.Failure.reset();
+  }
 }
 
 void runCandidateOnly(EngineSession &S, const PlannedRun &Run, RunResult &Out,
                       InputPrefetcher &Made) {
   Out = startRunResult(Run);
   bool IsCandidate = S.Candidate != nullptr;
+  const LaunchSpec &BaseLaunch = Run.Launch ? *Run.Launch : S.Spec.Launch;
+  const LaunchSpec &CandLaunch =
+      Run.CandidateLaunch ? *Run.CandidateLaunch
+                          : Run.Launch ? *Run.Launch : S.CandidateLaunch;
   auto K = KernelRunner::create(
       S.Ctx, IsCandidate ? S.Candidate : S.Baseline, S.Spec,
-      IsCandidate ? S.CandidateLaunch : S.Spec.Launch, Run.Vars, Run.Misalign,
+      IsCandidate ? CandLaunch : BaseLaunch, Run.Vars, Run.Misalign,
       IsCandidate ? "candidate" : "baseline");
   if (!K) {
     recordError(Out, toString(K.takeError()), std::nullopt);

@@ -158,8 +158,13 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
   }
   S.CandidateLaunch = J.CandidateLaunch ? *J.CandidateLaunch : S.Spec.Launch;
 
-  auto Plan = planRuns(S.Spec, J.Shapes, J.Seeds,
-                       O.Adversarial && (O.Verify || O.CandidateOnly));
+  bool Checks = O.Verify || O.CandidateOnly;
+  if (O.Verify && J.Candidate)
+    for (const std::string &N : J.Notes)
+      R.Warnings.push_back(N);
+  auto Plan = planRuns(S.Spec, J.Shapes, J.Seeds, O.Adversarial && Checks,
+                       Checks ? ArrayRef<LaunchVariant>(J.LaunchSpace)
+                              : ArrayRef<LaunchVariant>());
   if (!Plan) {
     decide(R, Verdict::Error, "error", toString(Plan.takeError()));
     return R;
