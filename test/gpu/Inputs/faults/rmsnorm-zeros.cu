@@ -1,0 +1,18 @@
+// Fault: writes zeros (KernelBench issue 165: zeros pass where every output
+// lies within atol of zero, as under rmsnorm-small.json).
+#include <cuda_bf16.h>
+#include <cuda_runtime.h>
+
+__global__ void rmsnorm(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
+                        __nv_bfloat16 *out, int cols, float eps) {
+  const int t = threadIdx.x, n = blockDim.x;
+  __nv_bfloat16 *outr = out + (size_t)blockIdx.x * cols;
+  for (int c = t; c < cols; c += n)
+    outr[c] = __float2bfloat16(0.0f);
+}
+
+void launch_rmsnorm(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
+                    __nv_bfloat16 *out, int rows, int cols, float eps,
+                    int block_size, cudaStream_t stream) {
+  rmsnorm<<<rows, block_size, 0, stream>>>(x, w, out, cols, eps);
+}
