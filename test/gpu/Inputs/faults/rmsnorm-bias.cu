@@ -1,34 +1,14 @@
 // Fault: a 1.4% scale error: under one bf16 ulp plus the default rtol
 // (1.6%) on every element of rmsnorm-bounded.json's outputs, so it passes
 // element by element there; a systematic error, not rounding.
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
+#include "rmsnorm.cuh"
 
 __global__ void rmsnorm(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
                         __nv_bfloat16 *out, int cols, float eps) {
-  __shared__ float part[1024];
   const int t = threadIdx.x, n = blockDim.x;
   const __nv_bfloat16 *xr = x + (size_t)blockIdx.x * cols;
   __nv_bfloat16 *outr = out + (size_t)blockIdx.x * cols;
-  float sum = 0.0f;
-  for (int c = t; c < cols; c += n) {
-    const float v = __bfloat162float(xr[c]);
-    sum += v * v;
-  }
-  part[t] = sum;
-  __syncthreads();
-  int p = 1;
-  while (p * 2 <= n)
-    p *= 2;
-  if (t + p < n)
-    part[t] += part[t + p];
-  __syncthreads();
-  for (int s = p / 2; s > 0; s /= 2) {
-    if (t < s)
-      part[t] += part[t + s];
-    __syncthreads();
-  }
-  const float rstd = 1.014f / sqrtf(part[0] / cols + eps);
+  const float rstd = 1.014f / sqrtf(block_sum_squares(xr, cols) / cols + eps);
   for (int c = t; c < cols; c += n)
     outr[c] = __float2bfloat16(__bfloat162float(xr[c]) * rstd *
                                __bfloat162float(w[c]));

@@ -3,21 +3,21 @@
 // launcher's caller may pass (launch_rmsnorm takes block_size at run time):
 // at 128 it sums and writes half of each row, at 512 it counts some
 // elements twice.
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
+#include "rmsnorm.cuh"
 
 __global__ void rmsnorm(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
                         __nv_bfloat16 *out, int cols, float eps) {
-  __shared__ float part[1024];
   const int t = threadIdx.x, n = blockDim.x;
   const __nv_bfloat16 *xr = x + (size_t)blockIdx.x * cols;
   __nv_bfloat16 *outr = out + (size_t)blockIdx.x * cols;
+  __shared__ float part[256];
   float sum = 0.0f;
   for (int c = t; c < cols; c += 256) {
     const float v = __bfloat162float(xr[c]);
     sum += v * v;
   }
-  part[t] = sum;
+  if (t < 256)
+    part[t] = sum;
   __syncthreads();
   for (int s = 128; s > 0; s /= 2) {
     if (t < s)

@@ -1,47 +1,27 @@
 // Fault: caches each row's scale between calls and reuses it while cols
 // is the same, whatever the inputs: right on the first inputs it sees,
 // stale on the next seed's.
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
+#include "rmsnorm.cuh"
 
 __device__ float cached_rstd[4096];
 __device__ int cached_cols[4096];
 
 __global__ void rmsnorm(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
                         __nv_bfloat16 *out, int cols, float eps) {
-  __shared__ float part[1024];
   const int t = threadIdx.x, n = blockDim.x;
   const __nv_bfloat16 *xr = x + (size_t)blockIdx.x * cols;
   __nv_bfloat16 *outr = out + (size_t)blockIdx.x * cols;
-  float sum = 0.0f;
-  for (int c = t; c < cols; c += n) {
-    const float v = __bfloat162float(xr[c]);
-    sum += v * v;
-  }
-  part[t] = sum;
-  __syncthreads();
-  int p = 1;
-  while (p * 2 <= n)
-    p *= 2;
-  if (t + p < n)
-    part[t] += part[t + p];
-  __syncthreads();
-  for (int s = p / 2; s > 0; s /= 2) {
-    if (t < s)
-      part[t] += part[t + s];
-    __syncthreads();
-  }
   __shared__ float row_rstd;
+  const bool cached = cached_cols[blockIdx.x] == cols;
+  const float fresh =
+      cached ? 0.0f : 1.0f / sqrtf(block_sum_squares(xr, cols) / cols + eps);
   if (t == 0) {
-    if (cached_cols[blockIdx.x] == cols) {
-      row_rstd = cached_rstd[blockIdx.x];
-    } else {
-      row_rstd = 1.0f / sqrtf(part[0] / cols + eps);
-      cached_rstd[blockIdx.x] = row_rstd;
-      cached_cols[blockIdx.x] = cols;
-    }
+    row_rstd = cached ? cached_rstd[blockIdx.x] : fresh;
+    cached_rstd[blockIdx.x] = row_rstd;
   }
   __syncthreads();
+  if (t == 0)
+    cached_cols[blockIdx.x] = cols;
   const float rstd = row_rstd;
   for (int c = t; c < cols; c += n)
     outr[c] = __float2bfloat16(__bfloat162float(xr[c]) * rstd *

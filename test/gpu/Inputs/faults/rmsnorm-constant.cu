@@ -1,13 +1,11 @@
 // Fault: writes one value, the outputs' typical size under
 // rmsnorm-small.json (every output there lies within atol of it).
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
+#include "rmsnorm.cuh"
 
 __global__ void rmsnorm(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
                         __nv_bfloat16 *out, int cols, float eps) {
-  const int t = threadIdx.x, n = blockDim.x;
   __nv_bfloat16 *outr = out + (size_t)blockIdx.x * cols;
-  for (int c = t; c < cols; c += n)
+  for (int c = threadIdx.x; c < cols; c += blockDim.x)
     outr[c] = __float2bfloat16(1e-3f);
 }
 

@@ -1,36 +1,17 @@
 // Fault: handles each row as two halves of cols / 2 columns, element c
 // with element c + cols / 2: right only for even cols; for odd cols the
 // last column is neither summed nor written.
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
+#include "rmsnorm.cuh"
 
 __global__ void rmsnorm(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
                         __nv_bfloat16 *out, int cols, float eps) {
-  __shared__ float part[1024];
   const int t = threadIdx.x, n = blockDim.x;
   const __nv_bfloat16 *xr = x + (size_t)blockIdx.x * cols;
   __nv_bfloat16 *outr = out + (size_t)blockIdx.x * cols;
   const int half = cols / 2;
-  float sum = 0.0f;
-  for (int c = t; c < half; c += n) {
-    const float v = __bfloat162float(xr[c]);
-    const float u = __bfloat162float(xr[c + half]);
-    sum += v * v + u * u;
-  }
-  part[t] = sum;
-  __syncthreads();
-  int p = 1;
-  while (p * 2 <= n)
-    p *= 2;
-  if (t + p < n)
-    part[t] += part[t + p];
-  __syncthreads();
-  for (int s = p / 2; s > 0; s /= 2) {
-    if (t < s)
-      part[t] += part[t + s];
-    __syncthreads();
-  }
-  const float rstd = 1.0f / sqrtf(part[0] / cols + eps);
+  const float sq =
+      block_sum_squares(xr, half) + block_sum_squares(xr + half, half);
+  const float rstd = 1.0f / sqrtf(sq / cols + eps);
   for (int c = t; c < half; c += n) {
     outr[c] = __float2bfloat16(__bfloat162float(xr[c]) * rstd *
                                __bfloat162float(w[c]));

@@ -1,11 +1,9 @@
 // Fault: does nothing, hoping the output memory still holds the
 // baseline's result from an earlier run.
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
+#include "rmsnorm.cuh"
 
 __global__ void rmsnorm(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
-                        __nv_bfloat16 *out, int cols, float eps) {
-}
+                        __nv_bfloat16 *out, int cols, float eps) {}
 
 void launch_rmsnorm(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
                     __nv_bfloat16 *out, int rows, int cols, float eps,

@@ -1,15 +1,14 @@
 // Equivalent: the partial sums added by one thread in order (a serial
 // reduction where the baseline uses a tree), and each thread's partial sum
 // over a contiguous chunk of the row where the baseline strides.
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
+#include "rmsnorm.cuh"
 
 __global__ void rmsnorm(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
                         __nv_bfloat16 *out, int cols, float eps) {
-  __shared__ float part[1024];
   const int t = threadIdx.x, n = blockDim.x;
   const __nv_bfloat16 *xr = x + (size_t)blockIdx.x * cols;
   __nv_bfloat16 *outr = out + (size_t)blockIdx.x * cols;
+  __shared__ float part[1024];
   const int chunk = (cols + n - 1) / n;
   const int lo = min(cols, t * chunk), hi = min(cols, lo + chunk);
   float sum = 0.0f;

@@ -1,8 +1,7 @@
 // Equivalent: a warp-shuffle reduction (each warp with __shfl_down_sync,
 // then warp 0 over the warps' sums), for any block size: a lane adds only
 // the lanes that exist.
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
+#include "rmsnorm.cuh"
 
 /// The sum of v over the lanes of the calling warp that exist (lanes
 /// 0..k-1 of a partial last warp); lane 0 gets it.
@@ -19,10 +18,10 @@ __device__ float warp_sum(float v) {
 
 __global__ void rmsnorm(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
                         __nv_bfloat16 *out, int cols, float eps) {
-  __shared__ float part[1024];
   const int t = threadIdx.x, n = blockDim.x;
   const __nv_bfloat16 *xr = x + (size_t)blockIdx.x * cols;
   __nv_bfloat16 *outr = out + (size_t)blockIdx.x * cols;
+  __shared__ float part[32];
   float sum = 0.0f;
   for (int c = t; c < cols; c += n) {
     const float v = __bfloat162float(xr[c]);

@@ -1,15 +1,15 @@
-// Fault: the barriers between writing the partial sums and the tree's first
-// step are missing. Warps 1 and up reach their write late (after a long
-// dependent chain), so warp 0 adds slots that still hold zero.
-#include <cuda_bf16.h>
-#include <cuda_runtime.h>
+// Fault: a block reduction without the barriers between writing the
+// partial sums and the tree's first step. Warps 1 and up reach their write
+// late (after a long dependent chain), so warp 0 adds slots that still hold
+// zero.
+#include "rmsnorm.cuh"
 
 __global__ void rmsnorm(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
                         __nv_bfloat16 *out, int cols, float eps) {
-  __shared__ float part[1024];
   const int t = threadIdx.x, n = blockDim.x;
   const __nv_bfloat16 *xr = x + (size_t)blockIdx.x * cols;
   __nv_bfloat16 *outr = out + (size_t)blockIdx.x * cols;
+  __shared__ float part[1024];
   float sum = 0.0f;
   for (int c = t; c < cols; c += n) {
     const float v = __bfloat162float(xr[c]);
