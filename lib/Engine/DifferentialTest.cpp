@@ -437,13 +437,7 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
     Tolerance T = toleranceFor(S.Spec, *A);
     return LargeValues ? largeValueTolerance(T, Ref.at(A->Name)) : T;
   };
-  // The whole-output rules (ScaleRules.h) judge values against their own
-  // scale. The denormal run's inputs are subnormal, and flushing them to
-  // zero (-ftz, fast-math) is a legitimate choice whose effect reaches every
-  // output derived from them, whatever their magnitude after a gain (a norm
-  // divides by sqrt(eps)): there the element-wise rules alone decide.
-  bool ScaleRules =
-      !(Run.Kind == RunKind::Values && Run.Values == ValueMode::Denormal);
+  bool ScaleRules = scaleRulesApply(Run);
 
   BaselineSeconds = secondsSince(Start);
   Start = std::chrono::steady_clock::now();

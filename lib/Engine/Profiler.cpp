@@ -336,13 +336,11 @@ void profileRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
     if (!A.IsBuffer || (A.R != Role::Output && A.R != Role::InOut) ||
         Checked.count(A.Name))
       continue;
-    // The same rules as verification's (the profiled runs use the spec's
-    // values, never the denormal ones).
     Comparison Cmp = compareBuffers(A.Name, BO->at(A.Name), CO->at(A.Name),
                                     toleranceFor(S.Spec, A), 0);
     std::optional<Mismatch> Example = Cmp.First;
     std::string Why = describe(Cmp);
-    if (Cmp.ok()) {
+    if (Cmp.ok() && scaleRulesApply(Run)) {
       ScaleVerdict SV = checkScale(A.Name, BO->at(A.Name), CO->at(A.Name),
                                    toleranceFor(S.Spec, A).Rtol);
       if (SV.ok())

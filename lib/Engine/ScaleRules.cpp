@@ -260,6 +260,10 @@ ScaleVerdict checkScale(StringRef Name, const HostBuffer &Expected,
   return V;
 }
 
+bool scaleRulesApply(const PlannedRun &Run) {
+  return !(Run.Kind == RunKind::Values && Run.Values == ValueMode::Denormal);
+}
+
 std::string describe(const ScaleVerdict &V) {
   if (V.ok())
     return "";

@@ -465,6 +465,23 @@ TEST(ScaleRulesTest, ZeroAndSubnormalReferencesAreNotJudged) {
           .ok());
 }
 
+TEST(ScaleRulesTest, EveryRunButTheDenormalOneIsJudged) {
+  PlannedRun Run;
+  EXPECT_TRUE(scaleRulesApply(Run));
+  Run.Kind = RunKind::OddSizes;
+  EXPECT_TRUE(scaleRulesApply(Run));
+  Run.Kind = RunKind::Misaligned;
+  EXPECT_TRUE(scaleRulesApply(Run));
+  Run.Kind = RunKind::Values;
+  for (ValueMode M :
+       {ValueMode::Large, ValueMode::Negative, ValueMode::Zeros}) {
+    Run.Values = M;
+    EXPECT_TRUE(scaleRulesApply(Run)) << valueModeName(M).str();
+  }
+  Run.Values = ValueMode::Denormal;
+  EXPECT_FALSE(scaleRulesApply(Run));
+}
+
 TEST(ScaleRulesTest, NonFiniteAndPoisonedElementsAreSkipped) {
   // Elements the baseline leaves unwritten (poison NaN in both) and NaN or
   // infinity pairs are the element-wise rules' business.

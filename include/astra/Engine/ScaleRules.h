@@ -34,6 +34,7 @@
 
 #include "astra/Engine/Compare.h"
 #include "astra/Engine/HostBuffer.h"
+#include "astra/Engine/RunPlan.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -105,6 +106,13 @@ struct ScaleVerdict {
 /// comparison) only the constant and zeroed rules apply.
 ScaleVerdict checkScale(llvm::StringRef Name, const HostBuffer &Expected,
                         const HostBuffer &Actual, double Rtol);
+
+/// Whether the rules judge the outputs of \p Run: every run but the
+/// denormal value run. Its inputs are subnormal, and flushing them to zero
+/// (-ftz, fast-math) is a legitimate choice whose effect reaches every
+/// output derived from them, whatever its magnitude after a gain (a norm
+/// divides by sqrt(eps)): there the element-wise rules alone decide.
+bool scaleRulesApply(const PlannedRun &Run);
 
 /// One line for a failure message: the evidence and the example element.
 std::string describe(const ScaleVerdict &V);
