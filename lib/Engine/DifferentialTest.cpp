@@ -3,6 +3,7 @@
 #include "astra/Engine/Compare.h"
 #include "astra/Engine/Inputs.h"
 #include "astra/Engine/KernelRunner.h"
+#include "astra/Engine/ScaleRules.h"
 #include "astra/Engine/Validity.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -148,7 +149,7 @@ public:
 private:
   bool runKernel(KernelRunner &K, bool IsCandidate, uint64_t Seed);
   bool fail(StringRef Kind, const Twine &Msg, uint64_t Seed,
-            const Comparison *Cmp = nullptr);
+            const std::optional<Mismatch> &Example = std::nullopt);
   bool checkInputs(const std::map<std::string, HostBuffer> &Inputs,
                    KernelRunner &K, bool IsCandidate, uint64_t Seed);
   /// Whether any of \p Bufs differs from what \p K's last saveWritten()
@@ -192,16 +193,16 @@ std::string RunVerifier::lastSeedTimes() const {
 }
 
 bool RunVerifier::fail(StringRef Kind, const Twine &Msg, uint64_t Seed,
-                       const Comparison *Cmp) {
+                       const std::optional<Mismatch> &Example) {
   FailureInfo F;
   F.Kind = Kind.str();
   F.Seed = Seed;
   F.Message = Msg.str();
-  if (Cmp && Cmp->First) {
-    F.Buffer = Cmp->First->Buffer;
-    F.Index = Cmp->First->Index;
-    F.Expected = Cmp->First->Expected;
-    F.Actual = Cmp->First->Actual;
+  if (Example) {
+    F.Buffer = Example->Buffer;
+    F.Index = Example->Index;
+    F.Expected = Example->Expected;
+    F.Actual = Example->Actual;
   }
   recordFailure(Out, std::move(F));
   return false;
@@ -272,7 +273,7 @@ bool RunVerifier::checkInputs(const std::map<std::string, HostBuffer> &Inputs,
     return fail("input-modified",
                 "candidate wrote to input '" + A.Name + "' on " +
                     describeRun(Run, Seed) + ": " + describe(Cmp),
-                Seed, &Cmp);
+                Seed, Cmp.First);
   }
   return true;
 }
@@ -422,8 +423,7 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
   }
   if (Run.Kind == RunKind::Shape) {
     for (const ArgSpec *A : Compared) {
-      std::string W =
-          weakOutputWarning(A->Name, Ref.at(A->Name), toleranceFor(S.Spec, *A));
+      std::string W = weakOutputWarning(A->Name, Ref.at(A->Name));
       if (FirstSeed) {
         if (!W.empty())
           Weak[A->Name] = W;
@@ -441,6 +441,7 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
     Tolerance T = toleranceFor(S.Spec, *A);
     return LargeValues ? largeValueTolerance(T, Ref.at(A->Name)) : T;
   };
+  bool ScaleRules = scaleRulesApply(Run);
 
   BaselineSeconds = secondsSince(Start);
   Start = std::chrono::steady_clock::now();
@@ -517,15 +518,25 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
                                       D.at(A->Name), tolerance(A), Pass);
       Out.MaxAbsErr = std::max(Out.MaxAbsErr, Cmp.MaxAbsErr);
       Out.MaxRelErr = std::max(Out.MaxRelErr, Cmp.MaxRelErr);
-      if (Cmp.ok())
+      if (!Cmp.ok()) {
+        bool Unwritten =
+            Cmp.First &&
+            StringRef(Cmp.First->Reason).starts_with("not written");
+        return fail(Unwritten ? "unwritten" : "mismatch",
+                    (Unwritten ? "candidate did not write every element of '"
+                               : "wrong result in '") +
+                        A->Name + "' on " + Where + ": " + describe(Cmp),
+                    Seed, Cmp.First);
+      }
+      if (!ScaleRules)
         continue;
-      bool Unwritten = Cmp.First &&
-                       StringRef(Cmp.First->Reason).starts_with("not written");
-      return fail(Unwritten ? "unwritten" : "mismatch",
-                  (Unwritten ? "candidate did not write every element of '"
-                             : "wrong result in '") +
-                      A->Name + "' on " + Where + ": " + describe(Cmp),
-                  Seed, &Cmp);
+      ScaleVerdict SV = checkScale(A->Name, Expected(A, Pass), D.at(A->Name),
+                                   toleranceFor(S.Spec, *A).Rtol);
+      if (!SV.ok())
+        return fail(SV.Kind,
+                    "wrong result in '" + A->Name + "' on " + Where + ": " +
+                        describe(SV),
+                    Seed, SV.Example);
     }
     if (auto V = validity(Inputs, D, Seed)) {
       FailureInfo F;
@@ -568,7 +579,7 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
                       "' differs between two runs on the same inputs (a race, "
                       "or an element it does not always write) on " +
                       Where + ": " + describe(Cmp),
-                  Seed, &Cmp);
+                  Seed, Cmp.First);
     }
   }
   return true;
