@@ -120,7 +120,17 @@ ReversibleWrite::apply(StringRef Journal,
       sys::fs::remove(E.Backup);
   };
   std::string J = JournalHeader.str() + "\n";
-  for (const auto &[Path, Text] : Changes) {
+  // A symlinked source stays a symlink: the file it names is the one
+  // written, backed up and put back.
+  std::vector<std::pair<std::string, const std::string *>> Targets;
+  for (const auto &[Given, Text] : Changes) {
+    SmallString<256> Real;
+    if (sys::fs::real_path(Given, Real))
+      Real = Given;
+    Targets.push_back({std::string(Real), &Text});
+  }
+  for (const auto &[Path, TextPtr] : Targets) {
+    const std::string &Text = *TextPtr;
     if (StringRef(Path).contains('\n')) {
       RemoveBackups();
       return createStringError(inconvertibleErrorCode(),
@@ -185,8 +195,8 @@ ReversibleWrite::apply(StringRef Journal,
   std::unique_ptr<ReversibleWrite> W(
       new ReversibleWrite(Journal.str(), std::move(Entries)));
   W->arm();
-  for (const auto &[Path, Text] : Changes)
-    if (Error E = writeFileAtomically(Path, Text)) {
+  for (const auto &[Path, Text] : Targets)
+    if (Error E = writeFileAtomically(Path, *Text)) {
       if (Error R = W->revert())
         return joinErrors(std::move(E), std::move(R));
       return E;

@@ -2,9 +2,10 @@
 //
 // Runs the optimizer over a benchmark suite (never writing the kernels; with
 // --test, a winner counts only when the user's command passes with it in
-// place, and the file is put back either way) and prints the scoreboard: per kernel and shape set baseline and optimized
-// time, speedup, share of roofline and whether it was verified; then the
-// geometric-mean speedup, fast_p and the mean share of roofline.
+// place, and the file is put back either way) and prints the scoreboard:
+// per kernel and shape set baseline and optimized time, speedup, share of
+// roofline and whether it was verified; then the geometric-mean speedup,
+// fast_p and the mean share of roofline.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
