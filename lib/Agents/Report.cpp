@@ -99,6 +99,10 @@ void writeKernelReportJson(JsonWriter &W, const KernelReport &R) {
     W.field("diff", R.Diff);
     W.objectEnd();
   }
+  if (R.Test) {
+    W.key("user_test");
+    writeUserTestJson(W, *R.Test);
+  }
   if (R.PromptTokens || R.CompletionTokens) {
     W.key("tokens");
     W.objectBegin();
@@ -234,6 +238,18 @@ std::string reportMarkdown(const RunInfo &Info,
         OS << "\n```diff\n" << R.Diff << "```\n";
     } else {
       OS << "\nNo change was accepted: " << O.NoWinnerReason << ".\n";
+    }
+    if (const std::optional<UserTestRecord> &T = R.Test) {
+      OS << "\nUser test (`--test`): `" << T->Command << "` in `"
+         << T->Directory << "`: " << T->summary() << "; "
+         << (T->Kept ? "the rewrite is kept"
+                     : "every file is as it was before the test")
+         << ".\n";
+      if (!T->OutputFile.empty())
+        OS << "\nIts whole output: `" << T->OutputFile << "`.\n";
+      if (!T->passed() && !T->OutputTail.empty())
+        OS << "\nIts last lines of output:\n\n```\n" << T->OutputTail
+           << "\n```\n";
     }
     OS << "\n| round | id | plan | outcome | evidence |\n|---|---|---|---|---|\n";
     for (const Attempt &A : O.Attempts) {

@@ -5,6 +5,7 @@
 #include "astra/Engine/Profiler.h"
 #include "astra/Engine/PtxParams.h"
 #include "astra/Support/FileIO.h"
+#include "astra/Support/ShellCommand.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -252,15 +253,6 @@ std::string jobRunnerExecutable() {
   return sys::fs::getMainExecutable(nullptr, &Anchor);
 }
 
-/// The last \p Lines lines of \p Text.
-static std::string tail(StringRef Text, unsigned Lines) {
-  Text = Text.rtrim();
-  size_t Pos = Text.size();
-  for (unsigned I = 0; I < Lines && Pos != StringRef::npos && Pos > 0; ++I)
-    Pos = Text.rfind('\n', Pos - 1);
-  return (Pos == StringRef::npos ? Text : Text.drop_front(Pos + 1)).str();
-}
-
 JobResult runJobIsolated(const VerifyJob &J, unsigned TimeoutSeconds,
                          raw_ostream *Log, StringRef Executable) {
   std::string Exe = Executable.empty() ? jobRunnerExecutable() : Executable.str();
@@ -330,7 +322,7 @@ JobResult runJobIsolated(const VerifyJob &J, unsigned TimeoutSeconds,
   if (Failed)
     return errorResult("could not start the verifier process " + Exe + ": " +
                        ErrMsg);
-  std::string Tail = tail(ChildLog, 5);
+  std::string Tail = lastLines(ChildLog, 5);
   std::string More = Tail.empty() ? "" : "; its last output:\n" + Tail;
   bool TimedOut = StringRef(ErrMsg).contains("timed out") ||
                   (TimeoutSeconds && Elapsed >= TimeoutSeconds);
