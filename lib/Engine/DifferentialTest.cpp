@@ -50,13 +50,13 @@ void recordFailure(RunResult &Out, FailureInfo F) {
 }
 
 static void recordError(RunResult &Out, StringRef Message,
-                        std::optional<uint64_t> Seed,
-                        StringRef Kind = "error") {
+                        std::optional<uint64_t> Seed, bool Baseline = false) {
   if (Out.V == Verdict::Error)
     return;
   Out.V = Verdict::Error;
+  Out.BaselineError = Baseline;
   FailureInfo F;
-  F.Kind = Kind.str();
+  F.Kind = "error";
   F.Message = Message.str();
   F.Seed = Seed;
   Out.Failure = std::move(F);
@@ -111,9 +111,7 @@ void recordRunError(EngineSession &S, Error E, bool IsCandidate,
     F.Message += "; the baseline must run cleanly on every shape set the spec "
                  "gives and at every launch its launch sites can make (check "
                  "the counts, the launch configuration and \"launch_space\")";
-  recordError(Out, F.Message, Seed,
-              !IsCandidate && F.Kind == "launch-error" ? "baseline-launch-error"
-                                                       : "error");
+  recordError(Out, F.Message, Seed, /*Baseline=*/!IsCandidate);
 }
 
 namespace {
@@ -231,7 +229,7 @@ bool RunVerifier::checkGuards(KernelRunner &K, bool IsCandidate,
     recordError(Out,
                 *G + " on " + describeRun(Run, Seed) +
                     "; the spec's count for that buffer is too small",
-                Seed);
+                Seed, /*Baseline=*/true);
     return false;
   }
   return fail("out-of-bounds", *G + " on " + describeRun(Run, Seed), Seed);
@@ -267,7 +265,7 @@ bool RunVerifier::checkInputs(const std::map<std::string, HostBuffer> &Inputs,
                   "the baseline writes to '" + A.Name + "', which the spec " +
                       "calls an input, on " + describeRun(Run, Seed) + ": " +
                       describe(Cmp) + "; make it \"inout\" in the spec",
-                  Seed);
+                  Seed, /*Baseline=*/true);
       return false;
     }
     return fail("input-modified",
@@ -418,7 +416,7 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
                 "the baseline fails the spec's " + S.Spec.Check->Name +
                     " check on " + Where + ": " + V->Message +
                     "; the check's parameters or the spec are wrong",
-                Seed);
+                Seed, /*Baseline=*/true);
     return false;
   }
   if (Run.Kind == RunKind::Shape) {
@@ -642,7 +640,7 @@ void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out,
   if (!B) {
     recordError(Out, "baseline on " + describeRun(Run, std::nullopt) + ": " +
                          toString(B.takeError()),
-                std::nullopt);
+                std::nullopt, /*Baseline=*/true);
     return;
   }
   auto C = KernelRunner::create(S.Ctx, S.Candidate, S.Spec, *CandLaunch,
@@ -672,10 +670,12 @@ void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out,
       *S.Log << "    " << V.lastSeedTimes() << "\n";
   }
   V.finish();
-  // A configuration the original itself cannot be launched with (too many
-  // registers for the block, say) is not one the program makes.
+  // A configuration the original itself cannot run (a launch with too many
+  // registers for the block, a shape whose variables contradict each other
+  // so that it writes out of bounds) is not one the program makes. A crash
+  // or a hang leaves no context to go on with, and stays an error.
   if (Run.Kind == RunKind::LaunchSpace && Out.V == Verdict::Error &&
-      Out.Failure && Out.Failure->Kind == "baseline-launch-error") {
+      Out.BaselineError && !S.Result.ContextLost) {
     Out.Warnings.push_back("not a launch the program can make: " +
                            Out.Failure->Message);
     Out.V = Verdict::Pass;

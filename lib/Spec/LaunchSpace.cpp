@@ -141,27 +141,54 @@ private:
           "; verified at the spec's launch only");
       return;
     }
+    // Each size is reached by making one variable smaller than the base
+    // set's (a shorter row, fewer heads): shapes the program runs too, more
+    // plausibly than larger ones, whose other variables may not allow them
+    // (a rotary dimension over the head size). The base set's own block is
+    // covered by the base run.
     auto BlockX = specExprOf(L.Exprs.Block[0], S, std::nullopt);
+    auto Own = BlockX->evalInt(Base.Vars);
+    if (!Own)
+      consumeError(Own.takeError());
     for (int64_t B : sweep(L)) {
-      bool Found = false;
+      if (Own && *Own == B)
+        continue;
       for (const std::string &V : Vars) {
-        Env E = Base.Vars;
-        E[V] = Value::ofInt(B);
-        auto X = BlockX->evalInt(E);
-        if (!X) {
-          consumeError(X.takeError());
+        auto It = Base.Vars.find(V);
+        if (It == Base.Vars.end() || !It->second.IsInt)
           continue;
-        }
-        if (*X != B)
+        std::optional<int64_t> At = valueGiving(*BlockX, V, B, It->second.I);
+        if (!At)
           continue;
-        Found = variant(L, std::nullopt, {{V, B}},
-                        "block=" + std::to_string(B) + " (" + V + "=" +
-                            std::to_string(B) + ")");
-        if (Found)
+        if (variant(L, std::nullopt, {{V, *At}},
+                    "block=" + std::to_string(B) + " (" + V + "=" +
+                        std::to_string(*At) + ")") != Added::No)
           break;
       }
-      (void)Found;
     }
+  }
+
+  /// The value of shape variable \p V from 1 to \p Max (B itself first) at
+  /// which \p Block evaluates to \p B, the other variables as in the base
+  /// set.
+  std::optional<int64_t> valueGiving(const SpecExpr &Block, StringRef V,
+                                     int64_t B, int64_t Max) const {
+    auto Gives = [&](int64_t X) {
+      Env E = Base.Vars;
+      E[V.str()] = Value::ofInt(X);
+      auto R = Block.evalInt(E);
+      if (!R) {
+        consumeError(R.takeError());
+        return false;
+      }
+      return *R == B;
+    };
+    if (B <= Max && Gives(B))
+      return B;
+    for (int64_t X = 1; X <= std::min<int64_t>(Max, 1 << 16); ++X)
+      if (Gives(X))
+        return X;
+    return std::nullopt;
   }
 
   static std::string formatBlock(const std::array<int64_t, 3> &D) {
@@ -201,10 +228,14 @@ private:
     return *L;
   }
 
+  /// What variant() did: added the configuration, found it covered already
+  /// (the base run or another variant), or found it no launch at all.
+  enum class Added { Yes, Covered, No };
+
   /// Adds the configuration of site \p L with run-time block \p B and the
-  /// shape variables \p Set changed; false when it adds nothing new.
-  bool variant(const LaunchSiteFacts &L, std::optional<int64_t> B,
-               std::map<std::string, int64_t> Set, std::string Name) {
+  /// shape variables \p Set changed.
+  Added variant(const LaunchSiteFacts &L, std::optional<int64_t> B,
+                std::map<std::string, int64_t> Set, std::string Name) {
     LaunchVariant V;
     V.Shape = Base.Name;
     V.Vars = Base.Vars;
@@ -246,7 +277,7 @@ private:
     if (!R) {
       Plan.Notes.push_back(Name + " at " + L.where() + ": not run: " +
                            toString(R.takeError()));
-      return false;
+      return Added::No;
     }
     // Every buffer of the spec must still have a size there.
     for (const ArgSpec &A : S.Args)
@@ -258,20 +289,18 @@ private:
           Plan.Notes.push_back(Name + " at " + L.where() +
                                ": not run: buffer '" + A.Name +
                                "' has no elements there");
-          return false;
+          return Added::No;
         }
       }
     if (Set.empty() && same(*R, SpecOwn))
-      return false; // The base run covers it.
+      return Added::Covered; // The base run covers it.
     for (const auto &[Launch, Vars] : Seen)
       if (same(Launch, *R) && sameVars(Vars, V.Vars))
-        return false;
+        return Added::Covered;
     Seen.push_back({*R, V.Vars});
-    if (!V.Note.empty() && !is_contained(Plan.Notes, "launch-space runs: " + V.Note))
-      Plan.Notes.push_back("launch-space runs: " + V.Note);
     V.Name = std::move(Name);
     Plan.Variants.push_back(std::move(V));
-    return true;
+    return Added::Yes;
   }
 
   /// Launches the file does not show, with the block sizes the spec names.

@@ -207,11 +207,19 @@ TEST_F(LaunchFactsTest, LaunchSpaceVariesTheShapeABlockFollows) {
   std::vector<std::string> Names;
   for (const LaunchVariant &V : Plan->Variants)
     Names.push_back(V.Name);
-  // 512 is the spec's own launch at D = 4096 but D = 512 is another shape.
+  // 512 is the base set's own block; 1024 is over the code's bound.
   EXPECT_EQ(Names, (std::vector<std::string>{
                        "block=32 (D=32)", "block=64 (D=64)",
                        "block=100 (D=100)", "block=128 (D=128)",
-                       "block=256 (D=256)", "block=512 (D=512)"}));
+                       "block=256 (D=256)"}));
+
+  // Only made smaller: from D = 64 only 32 and 64 (its own) are reachable.
+  ShapeSet Short = S.Shapes[0];
+  Short.Vars["D"] = Value::ofInt(64);
+  auto SP = planLaunchSpace(S, F, Short);
+  ASSERT_TRUE(bool(SP)) << toString(SP.takeError());
+  ASSERT_EQ(SP->Variants.size(), 1u);
+  EXPECT_EQ(SP->Variants[0].Name, "block=32 (D=32)");
 }
 
 } // namespace

@@ -137,6 +137,9 @@ struct RunResult {
   std::optional<FailureInfo> Failure;
   std::vector<std::string> Warnings;
   std::optional<TimingResult> Timing;
+  /// The error is the baseline's own (not serialized: the verifier decides
+  /// with it whether a launch-space run was a launch the program can make).
+  bool BaselineError = false;
 };
 
 struct DeviceSummary {
