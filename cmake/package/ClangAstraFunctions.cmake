@@ -60,10 +60,16 @@ function(astra_optimize target)
     set(gpu_flag "--without-gpu=${ARG_WITHOUT_GPU}")
   endif()
 
-  foreach(kw TEST TEST_DIR TEST_TIMEOUT)
-    if(kw IN_LIST ARG_KEYWORDS_MISSING_VALUES OR
-       (DEFINED ARG_${kw} AND ARG_${kw} STREQUAL ""))
-      message(FATAL_ERROR "astra_optimize(${target}): ${kw} needs a value")
+  # Before CMake 3.31 an empty value (TEST "") leaves ARG_TEST undefined, as
+  # if TEST had not been given: look at the arguments themselves.
+  math(EXPR last "${ARGC} - 1")
+  foreach(i RANGE 1 ${last})
+    if("${ARGV${i}}" MATCHES "^(TEST|TEST_DIR|TEST_TIMEOUT)$")
+      math(EXPR next "${i} + 1")
+      if(next GREATER last OR "${ARGV${next}}" STREQUAL "")
+        message(FATAL_ERROR
+          "astra_optimize(${target}): ${ARGV${i}} needs a value")
+      endif()
     endif()
   endforeach()
   set(test_flags)

@@ -501,6 +501,8 @@ TEST(UserTest, RecordInJson) {
 TEST(UserTest, InterruptPutsTheFilesBackThenEndsTheProcess) {
   Project P;
   int Status = inChild([&] {
+    // As at a terminal (test runners may start us with SIGINT ignored).
+    signal(SIGINT, SIG_DFL);
     auto R = UserTest(P.opts("kill -INT $PPID; sleep 100"))
                  .run(P.K, P.rewrite(), true);
     consumeError(R.takeError());
