@@ -36,7 +36,7 @@ __global__ void silu_and_mul(__nv_bfloat16 *out, const __nv_bfloat16 *in,
                              int64_t d) {
   // CHECK: {{^}}  const int t = blockIdx.x;
   const int64_t t = blockIdx.x;
-  // EXPLAIN: index32.cu:[[@LINE-1]]:17: index32: fired: 'int64_t t' -> 'int t': every value it takes and feeds stays in [0, 2^30) in all 2 shape sets under all 16 launches the code can make there (its own: [0, 4095])
+  // EXPLAIN: index32.cu:[[@LINE-1]]:17: index32: fired: 'int64_t t' -> 'int t': every value it takes and feeds stays in [0, 2^30) in all 2 shape sets under all 14 launches the code can make there (its own: [0, 4095])
   // CHECK: {{^}}  for (int j = threadIdx.x; j < d; j += blockDim.x) {
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
     // EXPLAIN: index32.cu:[[@LINE-1]]:16: index32: fired: 'int64_t j' -> 'int j': {{.*}}(its own: [0, 15359])
