@@ -366,9 +366,11 @@ Error ManifestReader::read(StringRef Text) {
     ++C.Unfinished;
   if (Error E = R.str(Doc, "", "error", Err, false))
     return E;
-  if (!Err.empty())
+  if (!Err.empty()) {
     C.Notes.push_back(R.Path + ": the capture library could not record: " +
                       Err);
+    C.InjectionErrors.push_back(C.Notes.back());
+  }
   std::vector<std::string> Program, Devices;
   if (Error E = R.strings(Doc, "", "program", Program))
     return E;

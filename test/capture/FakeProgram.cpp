@@ -10,6 +10,9 @@
 //
 //   fake-capture-prog ok [DUMPDIR]   the launches; exit 0 (DUMPDIR: x.bin, the
 //                                    bytes of rownorm's x as uploaded)
+//   fake-capture-prog small [DUMPDIR] the same launches at capture-prog.cu's
+//                                    `small` sizes (rows 40, cols 16; n 10
+//                                    and 40, dim 8, table rows 20)
 //   fake-capture-prog fail           the launches, then exit 3
 //   fake-capture-prog kill           rownorm's launches, then SIGKILL
 //   fake-capture-prog none           cuInit, no launch
@@ -46,12 +49,14 @@ float next() {
   return float(State >> 8) / float(1u << 24) * 2.0f - 1.0f;
 }
 
+// capture-prog.cu's sizes; `small` divides them as it does.
+int Rows = 3000, Cols = 256, TableRows = 500, Dim = 64, NScale = 1;
+
 const size_t RownormSizes[] = {8, 8, 8, 4, 4, 4};
 const size_t GatherSizes[] = {8, 8, 8, 4, 4};
 
 void rownorm(const char *DumpDir, bool Extra) {
   CUfunction F = fakeKernel("_Z7rownormPfPKfS1_iif", RownormSizes, 6);
-  const int Rows = 3000, Cols = 256;
   const float Eps = 1e-6f;
   std::vector<float> X(size_t(Rows) * Cols), W(Cols);
   for (float &V : X)
@@ -102,7 +107,7 @@ void rownorm(const char *DumpDir, bool Extra) {
 
 void gather() {
   CUfunction F = fakeKernel("_Z10gather_addPfPKfPKiii", GatherSizes, 5);
-  const int TableRows = 500, Dim = 64, Block = 128;
+  const int Block = 128;
   CUstream S;
   CHECK(cuStreamCreate(&S, CU_STREAM_NON_BLOCKING));
   std::vector<float> Table(size_t(TableRows) * Dim);
@@ -116,7 +121,8 @@ void gather() {
   CUdeviceptr DTable;
   CHECK(cuMemAlloc(&DTable, Table.size() * 4));
   CHECK(cuMemcpyHtoD(DTable, Table.data(), Table.size() * 4));
-  for (int N : {1000, 1000, 4000, 1000, 1000}) {
+  for (int N : {1000 / NScale, 1000 / NScale, 4000 / NScale, 1000 / NScale,
+                1000 / NScale}) {
     std::vector<int> Idx(N);
     for (int &I : Idx)
       I = int(Rand() % TableRows);
@@ -145,6 +151,10 @@ int main(int Argc, char **Argv) {
   if (Mode == "nocuda") {
     std::printf("no CUDA\n");
     return 0;
+  }
+  if (Mode == "small") {
+    Rows = 40, Cols = 16, TableRows = 20, Dim = 8, NScale = 100;
+    Mode = "ok";
   }
   CHECK(cuInit(0));
   if (Mode == "none") {

@@ -108,6 +108,9 @@ struct Capture {
   /// What a reader should know: errors of the injection in a process, more
   /// runtime launches than recorded ones, parameters that could not be read.
   std::vector<std::string> Notes;
+  /// Why the library could not record in a process ("libcupti could not be
+  /// loaded ..."), one per such process, prefixed with its manifest.
+  std::vector<std::string> InjectionErrors;
 
   const CapturedKernel *find(llvm::StringRef Symbol) const;
   /// The blob's path on disk.

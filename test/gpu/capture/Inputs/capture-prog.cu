@@ -12,7 +12,9 @@
 // Every result is checked against a CPU reference; the program exits 1 on
 // the first mismatch or CUDA error and prints "all checks passed" otherwise.
 // With an argument `fail` it exits 3 after its launches (a program that
-// fails); with `none` it initializes CUDA and launches nothing.
+// fails); with `none` it initializes CUDA and launches nothing; with
+// `small` it makes the same launches at small sizes (rows 40, cols 16;
+// n 10 and 40, dim 8, table rows 20), for a capture small enough to commit.
 // test/gpu/capture/ captures it, drafts a spec from the capture, optimizes
 // it and runs it again. test/lit/capture/ runs init-spec on a capture of
 // the same launches made without a GPU.
@@ -60,6 +62,9 @@ __global__ void gather_add(float *y, const float *table, const int *idx,
   }
 }
 
+// The sizes; `small` divides them.
+static int Rows = 3000, Cols = 256, TableRows = 500, Dim = 64, NScale = 1;
+
 static unsigned State = 12345;
 static float next() {
   State = State * 1664525u + 1013904223u;
@@ -67,7 +72,7 @@ static float next() {
 }
 
 static int runRownorm() {
-  const int Rows = 3000, Cols = 256; // No block size divides Rows.
+  // No block size divides Rows.
   const float Eps = 1e-6f;
   std::vector<float> X(size_t(Rows) * Cols), W(Cols), Ref(X.size()),
       Out(X.size());
@@ -116,7 +121,7 @@ static int runRownorm() {
 static int GatherStatus = 0;
 
 static void runGather() {
-  const int TableRows = 500, Dim = 64, Block = 128;
+  const int Block = 128;
   cudaStream_t S;
   CHECK(cudaStreamCreateWithFlags(&S, cudaStreamNonBlocking));
   std::vector<float> Table(size_t(TableRows) * Dim);
@@ -131,7 +136,8 @@ static void runGather() {
   CHECK(cudaMalloc(&DTable, Table.size() * sizeof(float)));
   CHECK(cudaMemcpyAsync(DTable, Table.data(), Table.size() * sizeof(float),
                         cudaMemcpyHostToDevice, S));
-  const int Ns[] = {1000, 1000, 4000, 1000, 1000};
+  const int Ns[] = {1000 / NScale, 1000 / NScale, 4000 / NScale,
+                    1000 / NScale, 1000 / NScale};
   for (int N : Ns) {
     std::vector<int> Idx(N);
     for (int &I : Idx)
@@ -179,6 +185,9 @@ int main(int Argc, char **Argv) {
     CHECK(cudaFree(nullptr)); // Initializes CUDA; launches nothing.
     std::printf("no launches\n");
     return 0;
+  }
+  if (std::strcmp(Mode, "small") == 0) {
+    Rows = 40, Cols = 16, TableRows = 20, Dim = 8, NScale = 100;
   }
   std::thread Second(runGather);
   int Status = runRownorm();
