@@ -55,6 +55,28 @@ double Evaluation::geomeanSpeedup() const {
   return std::exp(LogSum / Timings.size());
 }
 
+std::optional<double> Evaluation::weightedSpeedup(
+    const std::map<std::string, double> &Weights) const {
+  if (Weights.empty())
+    return std::nullopt;
+  double Before = 0, After = 0;
+  for (auto &[Set, W] : Weights) {
+    if (W <= 0)
+      continue;
+    const ShapeTiming *T = nullptr;
+    for (const ShapeTiming &X : Timings)
+      if (X.Shape == Set)
+        T = &X;
+    if (!T || T->CandidateUs <= 0)
+      return std::nullopt;
+    Before += W * T->BaselineUs;
+    After += W * T->CandidateUs;
+  }
+  if (After <= 0)
+    return std::nullopt;
+  return Before / After;
+}
+
 double Evaluation::minSpeedup() const {
   if (Timings.empty())
     return 0;

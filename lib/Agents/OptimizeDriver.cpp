@@ -301,6 +301,8 @@ FileOutcome OptimizeDriver::runFileOnce(const std::string &File,
     KernelReport R;
     R.File = displayPath(File);
     R.Kernel = Specs.size() == 1 ? Specs.front().Kernel : Base;
+    for (const KernelSpec &KS : Specs)
+      R.Weights.insert(KS.Weights.begin(), KS.Weights.end());
     const KernelInfo *KI = nullptr;
     for (const KernelInfo &K : Kernels)
       if (K.QualifiedName == Base || K.Name == Base)

@@ -71,6 +71,14 @@ void writeEvaluationJson(JsonWriter &W, const Evaluation &E) {
   W.objectEnd();
 }
 
+std::optional<double> KernelReport::weightedSpeedup() const {
+  if (Weights.empty() || !Error.empty())
+    return std::nullopt;
+  if (!Outcome.Winner)
+    return 1.0;
+  return Outcome.WinnerEval.weightedSpeedup(Weights);
+}
+
 void writeKernelReportJson(JsonWriter &W, const KernelReport &R) {
   const OptimizeOutcome &O = R.Outcome;
   W.objectBegin();
@@ -85,6 +93,14 @@ void writeKernelReportJson(JsonWriter &W, const KernelReport &R) {
   W.field("stop_reason", O.StopReason);
   if (!O.Winner)
     W.field("no_winner_reason", O.NoWinnerReason);
+  if (auto WS = R.weightedSpeedup()) {
+    W.field("weighted_speedup", *WS);
+    W.key("weights");
+    W.objectBegin();
+    for (auto &[Set, Weight] : R.Weights)
+      W.field(Set, Weight);
+    W.objectEnd();
+  }
   W.key("baseline");
   writeEvaluationJson(W, O.Baseline);
   if (O.Winner) {
@@ -223,6 +239,11 @@ std::string reportMarkdown(const RunInfo &Info,
          << pct(O.Winner && W ? W->CandidateRoofline : B.BaselineRoofline)
          << " |\n";
     }
+    if (auto WS = R.weightedSpeedup())
+      OS << "\nWeighted by the program's launch counts (the spec's "
+            "\"weights\", from a capture): **"
+         << num(*WS, "%.2fx") << "**, what the program's time in this kernel "
+            "gains.\n";
     OS << "\nStopped: " << O.StopReason << ".\n";
     if (O.Winner) {
       OS << "\nAccepted: **" << join(O.Winner->Lineage, " + ") << "** ("

@@ -44,6 +44,8 @@ Scoreboard buildScoreboard(
   // Per kernel: the speedup of each set, against torch.compile, roofline.
   struct Sums {
     std::vector<double> Speedups, VsCompile;
+    double WeightedBefore = 0, WeightedAfter = 0;
+    bool Weighted = false;
     double RoofSum = 0;
     unsigned RoofN = 0;
   };
@@ -125,6 +127,12 @@ Scoreboard buildScoreboard(
         }
       }
       A.Speedups.push_back(Row.speedup());
+      auto W = R.Weights.find(B.Shape);
+      if (W != R.Weights.end()) {
+        A.Weighted = true;
+        A.WeightedBefore += W->second * Row.BaselineUs;
+        A.WeightedAfter += W->second * Row.OptimizedUs;
+      }
       if (Row.OptimizedRoofline >= 0) {
         A.RoofSum += Row.OptimizedRoofline;
         ++A.RoofN;
@@ -145,6 +153,8 @@ Scoreboard buildScoreboard(
       K.RooflineAfter = A.RoofSum / A.RoofN;
     if (!A.VsCompile.empty())
       K.VsCompile = geomean(A.VsCompile);
+    if (A.Weighted && A.WeightedAfter > 0)
+      K.WeightedSpeedup = A.WeightedBefore / A.WeightedAfter;
   }
   summarizeScoreboard(SB);
   return SB;
@@ -245,6 +255,8 @@ Expected<StoredScoreboard> parseScoreboardJson(StringRef Text,
       if (Error E = R.number(K, F, Key, *Into, /*Required=*/true))
         return E;
     if (Error E = R.optionalNumber(K, F, "vs_torch_compile", S.VsCompile))
+      return E;
+    if (Error E = R.optionalNumber(K, F, "weighted_speedup", S.WeightedSpeedup))
       return E;
     if (Error E = R.number(K, F, "file_seconds", S.FileSeconds,
                            /*Required=*/false))
@@ -365,6 +377,18 @@ std::string scoreboardMarkdown(const Scoreboard &SB, const RunInfo &Info) {
        << (K.VsCompile ? f(*K.VsCompile, "%.2fx") : std::string("-")) << " | "
        << (K.Ok ? "verified" : "NOT verified") << " | " << Time << " |\n";
   }
+  // Kernels whose spec came from a capture: what the program gains.
+  bool AnyWeighted = false;
+  for (const KernelScore &K : SB.Kernels)
+    AnyWeighted |= K.Error.empty() && K.WeightedSpeedup.has_value();
+  if (AnyWeighted) {
+    OS << "\nWeighted by the program's launch counts (specs from `clang-astra "
+          "capture`):\n\n";
+    for (const KernelScore &K : SB.Kernels)
+      if (K.Error.empty() && K.WeightedSpeedup)
+        OS << "- " << K.Kernel << ": " << f(*K.WeightedSpeedup, "%.2fx")
+           << "\n";
+  }
   OS << "\n## Shape sets\n\n| kernel | shape | baseline us | optimized us | "
         "speedup | roofline before | roofline after | eager us | compile us | "
         "changes |\n|---|---|---|---|---|---|---|---|---|---|\n";
@@ -421,6 +445,8 @@ std::string scoreboardJson(const Scoreboard &SB, const RunInfo &Info) {
     W.field("min_speedup", K.MinSpeedup);
     W.field("roofline_after", K.RooflineAfter);
     W.field("vs_torch_compile", K.VsCompile);
+    if (K.WeightedSpeedup)
+      W.field("weighted_speedup", *K.WeightedSpeedup);
     if (K.FileSeconds >= 0)
       W.field("file_seconds", K.FileSeconds);
     W.objectEnd();

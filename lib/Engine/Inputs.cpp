@@ -3,6 +3,7 @@
 #include "astra/Support/Parallel.h"
 
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <algorithm>
 #include <chrono>
@@ -149,6 +150,8 @@ StringRef valueModeName(ValueMode M) {
     return "zeros";
   case ValueMode::Denormal:
     return "denormal";
+  case ValueMode::Captured:
+    return "captured";
   }
   return "spec";
 }
@@ -524,7 +527,7 @@ generateOne(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
 /// Replaces the values of a float input for an adversarial value mode.
 static void applyValueMode(HostBuffer &B, ValueMode Mode, uint64_t Seed,
                            StringRef Name) {
-  if (Mode == ValueMode::Spec)
+  if (Mode == ValueMode::Spec || Mode == ValueMode::Captured)
     return;
   DType T = B.type();
   uint64_t ModeSeed =
@@ -533,6 +536,7 @@ static void applyValueMode(HostBuffer &B, ValueMode Mode, uint64_t Seed,
     for (uint64_t I = Lo; I < Hi; ++I) {
       switch (Mode) {
       case ValueMode::Spec:
+      case ValueMode::Captured:
         return;
       case ValueMode::Large:
         B.set(I, largeScale(T) * R.normal());
@@ -553,6 +557,47 @@ static void applyValueMode(HostBuffer &B, ValueMode Mode, uint64_t Seed,
   });
 }
 
+const ShapeSet *shapeSetWithVars(const KernelSpec &S, const Env &Vars) {
+  for (const ShapeSet &Set : S.Shapes) {
+    if (Set.Vars.size() != Vars.size())
+      continue;
+    bool Same = true;
+    for (auto I = Set.Vars.begin(), J = Vars.begin(); Same && I != Set.Vars.end();
+         ++I, ++J)
+      Same = I->first == J->first && I->second.IsInt == J->second.IsInt &&
+             I->second.I == J->second.I && I->second.D == J->second.D;
+    if (Same)
+      return &Set;
+  }
+  return nullptr;
+}
+
+/// The first \p Count elements of the blob at \p Path: the program's own
+/// contents of \p A.
+static Expected<HostBuffer> readCapturedBuffer(const KernelSpec &S,
+                                               const ArgSpec &A,
+                                               uint64_t Count,
+                                               const std::string &Path) {
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return createStringError(Buf.getError(),
+                             "%sargs.%s.init: the captured contents %s: %s",
+                             specContext(S).c_str(), A.Name.c_str(),
+                             Path.c_str(), Buf.getError().message().c_str());
+  HostBuffer B(A.Type, Count);
+  if ((*Buf)->getBufferSize() < B.byteSize())
+    return createStringError(inconvertibleErrorCode(),
+                             "%sargs.%s.init: the captured contents %s hold "
+                             "%zu bytes, the buffer takes %zu (a truncated "
+                             "capture)",
+                             specContext(S).c_str(), A.Name.c_str(),
+                             Path.c_str(), (*Buf)->getBufferSize(),
+                             B.byteSize());
+  std::memcpy(B.data(), (*Buf)->getBufferStart(), B.byteSize());
+  return B;
+}
+
 Expected<std::map<std::string, HostBuffer>>
 generateInputs(const KernelSpec &S, const Env &Vars, uint64_t Seed,
                ValueMode Mode) {
@@ -560,6 +605,10 @@ generateInputs(const KernelSpec &S, const Env &Vars, uint64_t Seed,
   if (!Counts)
     return Counts.takeError();
   std::map<std::string, HostBuffer> Out;
+  std::map<std::string, std::string> Blobs;
+  if (Mode == ValueMode::Captured)
+    if (const ShapeSet *Set = shapeSetWithVars(S, Vars))
+      Blobs = S.capturedBlobs(Set->Name);
   // Two passes: generators that refer to another argument (csr_colind) run
   // after everything they could refer to.
   for (int Pass = 0; Pass < 2; ++Pass)
@@ -569,10 +618,19 @@ generateInputs(const KernelSpec &S, const Env &Vars, uint64_t Seed,
       bool Dependent = A.Init.Kind == "csr_colind";
       if (Dependent != (Pass == 1))
         continue;
+      auto Blob = Blobs.find(A.Name);
+      if (Blob != Blobs.end()) {
+        auto B = readCapturedBuffer(S, A, (*Counts)[A.Name], Blob->second);
+        if (!B)
+          return B.takeError();
+        Out[A.Name] = std::move(*B);
+        continue;
+      }
       auto B = generateOne(S, A, Vars, (*Counts)[A.Name], Seed, Out);
       if (!B)
         return B.takeError();
-      if (Mode != ValueMode::Spec && isFloating(A.Type) &&
+      if (Mode != ValueMode::Spec && Mode != ValueMode::Captured &&
+          isFloating(A.Type) &&
           !A.Init.isStructural() && A.Init.Kind != "constant")
         applyValueMode(*B, Mode, Seed, A.Name);
       Out[A.Name] = std::move(*B);

@@ -174,7 +174,11 @@ void profileRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
   const JobOptions &O = S.Job.Options;
   uint64_t Seed = Run.Seeds.empty() ? 0 : Run.Seeds.front();
   std::string Where = describeRun(Run, Seed) + " (profiling)";
-  auto Inputs = generateInputs(S.Spec, Run.Vars, Seed, ValueMode::Spec);
+  // The program's own data where the capture has it: a gather's indices,
+  // a mask's density, change what the kernel costs.
+  ValueMode Mode = S.Spec.capturedBlobs(Run.Shape).empty() ? ValueMode::Spec
+                                                           : ValueMode::Captured;
+  auto Inputs = generateInputs(S.Spec, Run.Vars, Seed, Mode);
   if (!Inputs) {
     recordRunError(S, Inputs.takeError(), false, Where, Seed, Out);
     return;

@@ -12,6 +12,8 @@ StringRef runKindName(RunKind K) {
   switch (K) {
   case RunKind::Shape:
     return "shape";
+  case RunKind::Captured:
+    return "captured";
   case RunKind::OddSizes:
     return "odd-sizes";
   case RunKind::Misaligned:
@@ -110,6 +112,18 @@ Expected<std::vector<PlannedRun>> planRuns(const KernelSpec &S,
     R.Seeds.assign(Seeds.begin(), Seeds.end());
     Runs.push_back(std::move(R));
   }
+  for (const ShapeSet *Sh : Chosen) {
+    if (S.capturedBlobs(Sh->Name).empty())
+      continue;
+    PlannedRun R;
+    R.Name = Sh->Name + "/captured";
+    R.Shape = Sh->Name;
+    R.Kind = RunKind::Captured;
+    R.Vars = Sh->Vars;
+    R.Seeds = {Seeds.front()};
+    R.Values = ValueMode::Captured;
+    Runs.push_back(std::move(R));
+  }
   if (!Adversarial) {
     addLaunchSpace(Runs, Space, Seeds.front());
     return Runs;
@@ -192,6 +206,10 @@ void setAdversarialBase(VerifyJob &J, const ShapeSet &Base) {
     for (const ShapeSet &S : J.Spec.Shapes)
       J.Shapes.push_back(S.Name);
   J.Spec.Shapes.push_back(Base);
+  // Not a workload of the program: it weighs nothing in the weighted
+  // speedup (and a spec with weights names every set).
+  if (!J.Spec.Weights.empty())
+    J.Spec.Weights[Base.Name] = 0;
 }
 
 } // namespace astra

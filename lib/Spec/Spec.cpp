@@ -5,6 +5,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <limits>
 
@@ -138,6 +139,25 @@ bool Generator::isStructural() const {
 
 Expected<Generator> parseGenerator(StringRef Text) {
   StringRef T = Text.trim();
+  // captured(G): the capture's bytes where the spec's "capture" has them,
+  // G everywhere else; the wrapped generator is the one the engine and
+  // every check see.
+  StringRef Inner = T;
+  if (Inner.consume_front("captured")) {
+    Inner = Inner.ltrim();
+    if (!Inner.consume_front("(") || !Inner.consume_back(")"))
+      return genError(T, "expected 'captured(<generator>)', e.g. "
+                         "captured(normal(0, 1)): the capture's bytes where "
+                         "it has them, the generator everywhere else");
+    if (Inner.trim().starts_with("captured"))
+      return genError(T, "captured(...) cannot wrap another captured(...)");
+    auto G = parseGenerator(Inner);
+    if (!G)
+      return genError(T, toString(G.takeError()));
+    G->Captured = true;
+    G->Text = T.str();
+    return G;
+  }
   size_t NameEnd = 0;
   while (NameEnd < T.size() && (isAlnum(T[NameEnd]) || T[NameEnd] == '_'))
     ++NameEnd;
@@ -145,11 +165,12 @@ Expected<Generator> parseGenerator(StringRef Text) {
   StringRef Rest = T.drop_front(NameEnd).trim();
   if (Name.empty())
     return genError(T, "expected a generator name (generators: " +
-                           generatorList() + ")");
+                           generatorList() + ", captured(<generator>))");
   const GeneratorInfo *Info = findGenerator(Name);
   if (!Info)
     return genError(T, "unknown generator '" + Name +
-                           "' (generators: " + generatorList() + ")");
+                           "' (generators: " + generatorList() +
+                           ", captured(<generator>))");
   // Arguments: split at the commas outside parentheses.
   std::vector<std::string> Args;
   if (!Rest.empty()) {
@@ -336,6 +357,38 @@ const ShapeSet *KernelSpec::shape(StringRef Name) const {
     if (S.Name == Name)
       return &S;
   return nullptr;
+}
+
+double KernelSpec::weight(StringRef Set) const {
+  auto It = Weights.find(Set.str());
+  return It == Weights.end() ? 0 : It->second;
+}
+
+std::string CaptureRef::blob(StringRef Set, StringRef Arg) const {
+  auto S = Sets.find(Set.str());
+  if (S == Sets.end())
+    return "";
+  auto A = S->second.find(Arg.str());
+  if (A == S->second.end())
+    return "";
+  SmallString<256> P(Dir);
+  sys::path::append(P, A->second);
+  return std::string(P);
+}
+
+std::map<std::string, std::string>
+KernelSpec::capturedBlobs(StringRef Set) const {
+  std::map<std::string, std::string> Out;
+  if (!Capture)
+    return Out;
+  for (const ArgSpec &A : Args)
+    if (A.IsBuffer && A.Init.Captured &&
+        (A.R == Role::Input || A.R == Role::InOut)) {
+      std::string B = Capture->blob(Set, A.Name);
+      if (!B.empty())
+        Out[A.Name] = B;
+    }
+  return Out;
 }
 
 std::string KernelSpec::where(StringRef Field) const {

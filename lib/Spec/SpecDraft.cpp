@@ -1,7 +1,10 @@
 //===- SpecDraft.cpp - Draft a spec from the AST --------------------------===//
 #include "astra/Spec/SpecDraft.h"
 #include "astra/Analysis/PointerReads.h"
+#include "astra/Capture/Capture.h"
+#include "astra/Capture/CaptureFormat.h"
 #include "astra/Frontend/LaunchFacts.h"
+#include "astra/Spec/Expr.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -11,7 +14,12 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstring>
 
 using namespace clang;
 using namespace llvm;
@@ -557,6 +565,590 @@ std::string draftEntry(ASTContext &Ctx, const SpecTarget &T) {
   return Out;
 }
 
+
+//===----------------------------------------------------------------------===//
+// Drafting from a capture (init-spec --from-capture)
+//===----------------------------------------------------------------------===//
+
+/// IEEE half and bfloat16 bits as a double.
+double halfToDouble(uint16_t H) {
+  int Exp = (H >> 10) & 0x1f, Man = H & 0x3ff;
+  double Sign = (H & 0x8000) ? -1 : 1;
+  if (Exp == 0)
+    return Sign * std::ldexp(Man, -24);
+  if (Exp == 31)
+    return Man ? NAN : Sign * INFINITY;
+  return Sign * std::ldexp(Man + 1024, Exp - 25);
+}
+double bf16ToDouble(uint16_t B) {
+  uint32_t U = uint32_t(B) << 16;
+  float F;
+  std::memcpy(&F, &U, 4);
+  return F;
+}
+
+/// Element \p I of \p Data read as \p T, as a double (integers exactly up
+/// to 2^53).
+double elementAt(const uint8_t *Data, DType T, size_t I) {
+  unsigned N = dtypeSize(T);
+  const uint8_t *P = Data + I * N;
+  uint64_t U = 0;
+  std::memcpy(&U, P, N);
+  switch (T) {
+  case DType::F32: {
+    float F;
+    std::memcpy(&F, P, 4);
+    return F;
+  }
+  case DType::F64: {
+    double D;
+    std::memcpy(&D, P, 8);
+    return D;
+  }
+  case DType::F16:
+    return halfToDouble(uint16_t(U));
+  case DType::BF16:
+    return bf16ToDouble(uint16_t(U));
+  case DType::FP8E4M3:
+  case DType::FP8E5M2:
+    return NAN; // Not summarized: the default generator is used.
+  default:
+    break;
+  }
+  if (isSigned(T) && N < 8 && (U >> (8 * N - 1)) & 1)
+    U |= ~uint64_t(0) << (8 * N);
+  return isSigned(T) ? double(int64_t(U)) : double(U);
+}
+
+/// A number for a spec expression: integers exactly, reals with 4
+/// significant digits (a generator's parameter, not data).
+std::string roundedNumber(double V) {
+  if (V == std::floor(V) && std::fabs(V) < 1e15)
+    return std::to_string(int64_t(V));
+  char Buf[32];
+  std::snprintf(Buf, sizeof Buf, "%.4g", V);
+  return Buf;
+}
+
+/// The captured scalar as the exact double it holds.
+std::optional<double> scalarReal(const CapturedArg &A, DType T) {
+  if (A.Bytes.size() != dtypeSize(T))
+    return std::nullopt;
+  return elementAt(A.Bytes.data(), T, 0);
+}
+
+/// A double written so that it reads back exactly.
+std::string exactNumber(double V, DType T) {
+  char Buf[40];
+  std::snprintf(Buf, sizeof Buf, T == DType::F64 ? "%.17g" : "%.9g", V);
+  std::string S = Buf;
+  if (StringRef(S).find_first_of(".en") == StringRef::npos)
+    S += ".0";
+  return S;
+}
+
+class CaptureDrafter {
+public:
+  CaptureDrafter(ASTContext &Ctx, const SpecTarget &T, const CapturedKernel &CK,
+                 const Capture &C, StringRef DirInSpec, unsigned MaxSets)
+      : Ctx(Ctx), T(T), CK(CK), C(C), DirInSpec(DirInSpec), MaxSets(MaxSets) {}
+
+  Expected<std::string> entry();
+  std::vector<std::string> Notes;
+
+private:
+  struct Var {
+    std::string Name, Comment;
+    std::vector<int64_t> Values; ///< One per set.
+  };
+  std::string addVar(StringRef Base, std::vector<int64_t> Values,
+                     std::string Comment);
+  const Var *var(StringRef Name) const {
+    for (const Var &V : Vars)
+      if (V.Name == Name)
+        return &V;
+    return nullptr;
+  }
+  std::string countExpr(StringRef Buf, const std::vector<int64_t> &Counts,
+                        unsigned NumScalarVars);
+  std::string generatorFor(const ParmVarDecl *P, DType Ty, bool IndexLike,
+                           const std::vector<int64_t> &Counts,
+                           unsigned ArgIndex, std::string &Comment);
+  std::string launchField(StringRef Name, ArrayRef<int64_t> Values,
+                          std::optional<std::string> FromSite);
+  bool matches(StringRef Text, ArrayRef<int64_t> Values) const;
+
+  ASTContext &Ctx;
+  const SpecTarget &T;
+  const CapturedKernel &CK;
+  const Capture &C;
+  std::string DirInSpec;
+  unsigned MaxSets;
+  std::vector<const CapturedConfig *> Sets;
+  std::vector<std::string> SetNames;
+  std::vector<Var> Vars;
+};
+
+std::string CaptureDrafter::addVar(StringRef Base, std::vector<int64_t> Values,
+                                   std::string Comment) {
+  std::string Name = Base.str();
+  for (unsigned I = 2; var(Name); ++I)
+    Name = Base.str() + "_" + std::to_string(I);
+  Vars.push_back({Name, std::move(Comment), std::move(Values)});
+  return Name;
+}
+
+bool CaptureDrafter::matches(StringRef Text, ArrayRef<int64_t> Values) const {
+  auto E = SpecExpr::parse(Text);
+  if (!E) {
+    consumeError(E.takeError());
+    return false;
+  }
+  for (size_t S = 0; S < Sets.size(); ++S) {
+    Env Env;
+    for (const Var &V : Vars)
+      Env[V.Name] = Value::ofInt(V.Values[S]);
+    auto R = E->evalInt(Env);
+    if (!R) {
+      consumeError(R.takeError());
+      return false;
+    }
+    if (*R != Values[S])
+      return false;
+  }
+  return true;
+}
+
+/// An element count as the shape variables give it in every set: a
+/// variable, a product of two, a small multiple of either, a variable plus
+/// one (a CSR row pointer), a constant; else a variable of its own.
+std::string CaptureDrafter::countExpr(StringRef Buf,
+                                      const std::vector<int64_t> &Counts,
+                                      unsigned NumScalarVars) {
+  std::vector<std::string> Terms;
+  for (unsigned I = 0; I < NumScalarVars; ++I)
+    if (all_of(Vars[I].Values, [](int64_t X) { return X > 0; }))
+      Terms.push_back(Vars[I].Name);
+  std::vector<std::string> Products;
+  for (size_t I = 0; I < Terms.size(); ++I)
+    for (size_t J = I; J < Terms.size(); ++J)
+      Products.push_back(Terms[I] + " * " + Terms[J]);
+  for (const std::vector<std::string> *L : {&Terms, &Products})
+    for (const std::string &E : *L)
+      if (matches(E, Counts))
+        return E;
+  for (const std::vector<std::string> *L : {&Terms, &Products})
+    for (const std::string &E : *L)
+      for (int K = 2; K <= 8; ++K)
+        if (matches(std::to_string(K) + " * " + E, Counts))
+          return std::to_string(K) + " * " + E;
+  for (const std::string &E : Terms)
+    if (matches(E + " + 1", Counts))
+      return E + " + 1";
+  if (all_of(Counts, [&](int64_t X) { return X == Counts[0]; }))
+    return std::to_string(Counts[0]);
+  return addVar(Buf.str() + "_count", Counts,
+                "elements of '" + Buf.str() + "', from its allocations");
+}
+
+std::string CaptureDrafter::generatorFor(const ParmVarDecl *P, DType Ty,
+                                         bool IndexLike,
+                                         const std::vector<int64_t> &Counts,
+                                         unsigned ArgIndex,
+                                         std::string &Comment) {
+  // The values of the most launched configuration that has them.
+  for (size_t S = 0; S < Sets.size(); ++S) {
+    const CapturedArg &A = Sets[S]->Args[ArgIndex];
+    if (A.Blob.empty())
+      continue;
+    auto Buf = MemoryBuffer::getFile(C.blobPath(A), false, false);
+    if (!Buf)
+      break;
+    size_t N = std::min<size_t>((*Buf)->getBufferSize() / dtypeSize(Ty),
+                                size_t(Counts[S]));
+    // A summary, not a copy: the first 16M elements are plenty.
+    N = std::min<size_t>(N, size_t(1) << 24);
+    if (N == 0)
+      break;
+    const uint8_t *D =
+        reinterpret_cast<const uint8_t *>((*Buf)->getBufferStart());
+    double Sum = 0, Sq = 0, Lo = INFINITY, Hi = -INFINITY;
+    size_t Finite = 0;
+    bool Sorted = true;
+    double Prev = -INFINITY;
+    for (size_t I = 0; I < N; ++I) {
+      double V = elementAt(D, Ty, I);
+      if (!std::isfinite(V))
+        continue;
+      ++Finite;
+      Sum += V;
+      Sq += V * V;
+      Lo = std::min(Lo, V);
+      Hi = std::max(Hi, V);
+      Sorted &= V >= Prev;
+      Prev = V;
+    }
+    if (!Finite)
+      break;
+    std::string Where = "values of set '" + SetNames[S] + "'";
+    if (isFloating(Ty)) {
+      double Mean = Sum / double(Finite);
+      double Variance = std::max(0.0, Sq / double(Finite) - Mean * Mean);
+      double Std = std::sqrt(Variance);
+      Comment += "; other seeds: " + Where + " have mean " +
+                 roundedNumber(Mean) + ", std " + roundedNumber(Std);
+      if (Std == 0)
+        return "constant(" + roundedNumber(Mean) + ")";
+      return "normal(" + roundedNumber(Mean) + ", " + roundedNumber(Std) + ")";
+    }
+    std::string L = roundedNumber(Lo), H = roundedNumber(Hi);
+    if (IndexLike && Lo >= 0) {
+      Comment += "; other seeds: indices below " + roundedNumber(Hi + 1) +
+                 " as the " + Where;
+      return "indices_into(" + roundedNumber(Hi + 1) + ")";
+    }
+    if (Sorted && N > 1) {
+      Comment += "; other seeds: sorted in [" + L + ", " + H + "] as the " +
+                 Where;
+      return "sorted(" + L + ", " + H + ")";
+    }
+    Comment += "; other seeds: in [" + L + ", " + H + "] as the " + Where;
+    return "randint(" + L + ", " + H + ")";
+  }
+  (void)P;
+  return defaultGenerator(Ty).Text;
+}
+
+std::string CaptureDrafter::launchField(StringRef Name,
+                                        ArrayRef<int64_t> Values,
+                                        std::optional<std::string> FromSite) {
+  if (FromSite && matches(*FromSite, Values))
+    return *FromSite;
+  if (all_of(Values, [&](int64_t X) { return X == Values[0]; }))
+    return std::to_string(Values[0]);
+  return addVar(Name, Values, "the launch's " + Name.str() + " as observed");
+}
+
+Expected<std::string> CaptureDrafter::entry() {
+  const KernelInfo &K = *T.Kernel;
+  const FunctionDecl *FD = T.Function;
+  if (CK.Params.size() != FD->getNumParams())
+    return createStringError(
+        inconvertibleErrorCode(),
+        "%s: kernel '%s' takes %u parameters, but the capture of '%s' "
+        "recorded %zu: the capture is of another version of the kernel",
+        C.Dir.c_str(), T.Name.c_str(), FD->getNumParams(), CK.Symbol.c_str(),
+        CK.Params.size());
+  uint64_t Total = 0, Covered = 0;
+  for (const CapturedConfig &Cfg : CK.Configs) {
+    Total += Cfg.goodLaunches();
+    if (Cfg.goodLaunches() == 0 || (MaxSets && Sets.size() >= MaxSets))
+      continue;
+    Sets.push_back(&Cfg);
+    Covered += Cfg.goodLaunches();
+  }
+  if (Sets.empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "%s: every recorded launch of kernel '%s' was "
+                             "refused by the driver; nothing to draft from",
+                             C.Dir.c_str(), T.Name.c_str());
+  for (size_t S = 0; S < Sets.size(); ++S)
+    SetNames.push_back("c" + std::to_string(S + 1));
+  if (Covered < Total)
+    Notes.push_back("kernel '" + T.Name + "': the " + std::to_string(Sets.size()) +
+                    " most launched configurations (--max-sets) cover " +
+                    std::to_string(Covered) + " of " + std::to_string(Total) +
+                    " launches; the others are neither verified nor timed");
+  if (CK.NotRecorded)
+    Notes.push_back("kernel '" + T.Name + "': " +
+                    std::to_string(CK.NotRecorded) +
+                    " launches past --max-launches were counted, not "
+                    "recorded; their configurations are not in the spec");
+
+  PointerReadInfo Reads = analyzePointerReads(Ctx, K.Decl);
+  IndexUseFinder Idx(FD);
+  Idx.TraverseStmt(FD->getBody());
+  IndexUseFinder IdxPattern(K.Decl);
+  if (K.Decl != FD)
+    IdxPattern.TraverseStmt(K.Decl->getBody());
+
+  // Scalars first: integer parameters become shape variables, the sizes
+  // counts are written in.
+  std::map<unsigned, Line> ArgLines;
+  for (const ParmVarDecl *P : FD->parameters()) {
+    unsigned I = P->getFunctionScopeIndex();
+    QualType Ty = P->getType();
+    if (Ty->isPointerType())
+      continue;
+    std::string Name = P->getNameAsString(), Type = typeText(Ctx, Ty);
+    if (Name.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "kernel '%s': parameter %u has no name; name "
+                               "it in the kernel (a spec names arguments)",
+                               T.Name.c_str(), I);
+    std::optional<SpecType> ST = specTypeOf(Ctx, Ty);
+    if (!ST || ST->Any || ST->Lanes != 1) {
+      ArgLines[I] = {quote(Name) + ": {\"value\": \"TODO\"}",
+                     Type + ": TODO: the capture has its bytes, but a spec "
+                            "passes only arithmetic scalars"};
+      continue;
+    }
+    if (!isFloating(ST->Type)) {
+      std::vector<int64_t> Vals;
+      for (const CapturedConfig *Cfg : Sets) {
+        auto V = Cfg->Args[I].asInt(isSigned(ST->Type));
+        Vals.push_back(V ? *V : 0);
+      }
+      std::string V = addVar(Name, Vals, "parameter '" + Name + "' (" + Type +
+                                             ") as launched");
+      ArgLines[I] = {quote(Name) + ": {\"value\": " + quote(V) + "}",
+                     Type + ": the shape variable '" + V + "'"};
+      continue;
+    }
+    std::vector<double> Distinct;
+    std::vector<int64_t> Case;
+    for (const CapturedConfig *Cfg : Sets) {
+      double V = scalarReal(Cfg->Args[I], ST->Type).value_or(NAN);
+      auto It = llvm::find_if(Distinct, [&](double D) {
+        return std::memcmp(&D, &V, sizeof D) == 0;
+      });
+      Case.push_back(It - Distinct.begin());
+      if (It == Distinct.end())
+        Distinct.push_back(V);
+    }
+    std::string Value;
+    if (Distinct.size() == 1) {
+      Value = exactNumber(Distinct[0], ST->Type);
+    } else {
+      // Shape variables are integers: a variable picks the set's value.
+      std::string V = addVar(Name + "_case", Case,
+                             "which value of '" + Name + "' the set launches");
+      for (size_t D = 0; D + 1 < Distinct.size(); ++D)
+        Value += V + " == " + std::to_string(D) + " ? " +
+                 exactNumber(Distinct[D], ST->Type) + " : ";
+      Value += exactNumber(Distinct.back(), ST->Type);
+    }
+    ArgLines[I] = {quote(Name) + ": {\"value\": " + quote(Value) + "}",
+                   Type + ": as launched"};
+  }
+  unsigned NumScalarVars = Vars.size();
+
+  // Buffers: counts from the allocations, contents from the blobs.
+  std::map<std::string, std::map<std::string, std::string>> SetBlobs;
+  for (const ParmVarDecl *P : FD->parameters()) {
+    unsigned I = P->getFunctionScopeIndex();
+    QualType Ty = P->getType();
+    if (!Ty->isPointerType())
+      continue;
+    std::string Name = P->getNameAsString(), Type = typeText(Ctx, Ty);
+    if (Name.empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "kernel '%s': parameter %u has no name; name "
+                               "it in the kernel (a spec names arguments)",
+                               T.Name.c_str(), I);
+    std::optional<SpecType> ST = specTypeOf(Ctx, Ty->getPointeeType());
+    if (!ST) {
+      ArgLines[I] = {quote(Name) + ": {\"dtype\": \"TODO\", \"count\": "
+                                   "\"TODO\"}",
+                     Type + ": TODO: no spec dtype describes the pointee"};
+      continue;
+    }
+    DType DT = ST->Any ? DType::U8 : ST->Type;
+    std::string Comment = Type;
+    if (ST->Any)
+      Comment += ": u8, the capture's bytes (a void pointer has no type)";
+    const KernelParam &KP = K.Params[I];
+    const ParmVarDecl *PatternParam = K.Decl->getParamDecl(I);
+    bool Read = Reads.isRead(PatternParam);
+    StringRef Role = KP.Written ? (Read ? "inout" : "output") : "input";
+    Comment += std::string(": ") +
+               (KP.Written ? (Read ? "written and read (in place)"
+                                   : "written, never read")
+                           : "never written");
+    std::vector<int64_t> Counts;
+    std::string Missing;
+    for (size_t S = 0; S < Sets.size(); ++S) {
+      const CapturedArg &A = Sets[S]->Args[I];
+      if (!A.Pointer) {
+        Missing = "in set '" + SetNames[S] + "' the pointer is " +
+                  (all_of(A.Bytes, [](uint8_t B) { return B == 0; })
+                       ? std::string("null")
+                       : std::string("no memory CUDA knows"));
+        break;
+      }
+      Counts.push_back(int64_t(A.Pointer->extent() / dtypeSize(DT)));
+      if (Counts.back() == 0) {
+        Missing = "in set '" + SetNames[S] + "' it points less than one "
+                  "element before its allocation's end";
+        break;
+      }
+    }
+    if (!Missing.empty()) {
+      ArgLines[I] = {quote(Name) + ": {\"dtype\": " + quote(dtypeName(DT)) +
+                         ", \"count\": \"TODO\", \"role\": " + quote(Role) +
+                         "}",
+                     Comment + "; TODO: " + Missing +
+                         ", which a spec cannot pass"};
+      continue;
+    }
+    std::string Count = countExpr(Name, Counts, NumScalarVars);
+    std::string Text = quote(Name) + ": {\"dtype\": " + quote(dtypeName(DT)) +
+                       ", \"count\": " + quote(Count) + ", \"role\": " +
+                       quote(Role);
+    if (Role != "output") {
+      bool IndexLike = Idx.Index.count(P) || IdxPattern.Index.count(PatternParam);
+      std::string Gen = generatorFor(P, DT, IndexLike, Counts, I, Comment);
+      unsigned WithBlob = 0;
+      for (size_t S = 0; S < Sets.size(); ++S) {
+        const CapturedArg &A = Sets[S]->Args[I];
+        if (!A.Blob.empty() &&
+            A.BlobSize >= uint64_t(Counts[S]) * dtypeSize(DT)) {
+          SetBlobs[SetNames[S]][Name] = A.Blob;
+          ++WithBlob;
+        }
+      }
+      if (WithBlob) {
+        Gen = "captured(" + Gen + ")";
+        Comment += "; the program's own values in " +
+                   std::to_string(WithBlob) + " of " +
+                   std::to_string(Sets.size()) + " sets";
+      } else {
+        std::string Why = Sets[0]->Args[I].ContentsMissing;
+        Comment += "; no contents captured" + (Why.empty() ? "" : " (" + Why + ")");
+      }
+      Text += ", \"init\": " + quote(Gen);
+    }
+    if (ST->Lanes > 1)
+      Comment += "; count in " + dtypeName(DT).str() + " elements";
+    ArgLines[I] = {Text + "}", Comment};
+  }
+
+  // The launch: the launch site's expressions where they give what the
+  // program launched, else the observed values.
+  LaunchFinder LF(Ctx, K.Decl);
+  LF.TraverseDecl(Ctx.getTranslationUnitDecl());
+  const CUDAKernelCallExpr *Site = nullptr;
+  for (const CUDAKernelCallExpr *E : LF.Launches)
+    if (E->getDirectCallee() == FD)
+      Site = E;
+  std::optional<std::vector<std::string>> SiteDims[2];
+  std::optional<std::string> SiteShmem;
+  if (Site) {
+    LaunchTranslator LT(Ctx, Site, FD);
+    const CallExpr *Config = Site->getConfig();
+    for (unsigned F = 0; F < 2 && Config && F < Config->getNumArgs(); ++F)
+      SiteDims[F] = LT.dims(Config->getArg(F));
+    if (Config && Config->getNumArgs() > 2 &&
+        !isa<CXXDefaultArgExpr>(Config->getArg(2)))
+      SiteShmem = LT.expr(Config->getArg(2));
+  }
+  std::string LaunchParts[2];
+  static const char *const DimNames[] = {"x", "y", "z"};
+  for (unsigned F = 0; F < 2; ++F) {
+    std::vector<std::string> Dims;
+    for (unsigned D = 0; D < 3; ++D) {
+      std::vector<int64_t> Vals;
+      for (const CapturedConfig *Cfg : Sets)
+        Vals.push_back(F == 0 ? Cfg->Grid[D] : Cfg->Block[D]);
+      std::optional<std::string> FromSite;
+      if (SiteDims[F]) {
+        if (D < SiteDims[F]->size())
+          FromSite = (*SiteDims[F])[D];
+        else
+          FromSite = "1";
+      }
+      Dims.push_back(launchField(std::string(F == 0 ? "grid_" : "block_") +
+                                     DimNames[D],
+                                 Vals, FromSite));
+    }
+    while (Dims.size() > 1 && Dims.back() == "1")
+      Dims.pop_back();
+    LaunchParts[F] = dimsJson(Dims);
+  }
+  std::vector<int64_t> Shmems;
+  for (const CapturedConfig *Cfg : Sets)
+    Shmems.push_back(Cfg->Shmem);
+  std::string Shmem = launchField("shmem", Shmems, SiteShmem);
+  std::vector<int64_t> Blocks;
+  for (const CapturedConfig *Cfg : Sets)
+    if (!is_contained(Blocks, Cfg->Block[0]))
+      Blocks.push_back(Cfg->Block[0]);
+  llvm::sort(Blocks);
+
+  // The text.
+  std::string Out;
+  Out += "      // " + K.Pos.str() + "; from the capture of " + CK.Symbol +
+         ": " + std::to_string(Total) + " launches, " +
+         std::to_string(CK.Configs.size()) + " configurations\n";
+  Out += "      \"shapes\": {\n";
+  for (size_t S = 0; S < Sets.size(); ++S) {
+    std::vector<std::string> Assign;
+    for (const Var &V : Vars)
+      Assign.push_back(quote(V.Name) + ": " + std::to_string(V.Values[S]));
+    const CapturedConfig &Cfg = *Sets[S];
+    char Pct[16];
+    std::snprintf(Pct, sizeof Pct, "%.1f",
+                  100.0 * double(Cfg.goodLaunches()) / double(Total));
+    Out += "        " + quote(SetNames[S]) + ": {" + join(Assign, ", ") + "}" +
+           (S + 1 < Sets.size() ? "," : "") + "  // " +
+           std::to_string(Cfg.goodLaunches()) +
+           (Cfg.goodLaunches() == 1 ? " launch (" : " launches (") + Pct + "%)" +
+           (Cfg.Streams.size() > 1
+                ? ", on " + std::to_string(Cfg.Streams.size()) + " streams"
+                : std::string()) +
+           (Cfg.GraphCapture ? ", into a CUDA graph" : "") + "\n";
+  }
+  Out += "      },\n";
+  for (const Var &V : Vars)
+    Out += "      // " + V.Name + ": " + V.Comment + "\n";
+  Out += "      \"args\": {\n";
+  std::vector<Line> Args;
+  for (auto &[I, L] : ArgLines)
+    Args.push_back(L);
+  emitLines(Out, Args, 8);
+  Out += "      },\n";
+  std::vector<Line> Tail;
+  Tail.push_back({"\"launch\": {\"grid\": " + LaunchParts[0] +
+                      ", \"block\": " + LaunchParts[1] +
+                      ", \"shmem\": " + quote(Shmem) + "}",
+                  Site ? "as launched (the launch site's expressions where "
+                         "they give it)"
+                       : "as launched"});
+  std::vector<std::string> BlockText;
+  for (int64_t B : Blocks)
+    BlockText.push_back(std::to_string(B));
+  Tail.push_back({"\"launch_space\": {\"block\": [" + join(BlockText, ", ") +
+                      "]}",
+                  "the block sizes the program launched"});
+  std::vector<std::string> W;
+  for (size_t S = 0; S < Sets.size(); ++S)
+    W.push_back(quote(SetNames[S]) + ": " +
+                std::to_string(Sets[S]->goodLaunches()));
+  Tail.push_back({"\"weights\": {" + join(W, ", ") + "}",
+                  "launch counts: the weighted speedup is what the program "
+                  "gains"});
+  if (!SetBlobs.empty()) {
+    std::string Sets = "\"capture\": {\"dir\": " + quote(DirInSpec) +
+                       ", \"sets\": {";
+    std::vector<std::string> Parts;
+    for (auto &[Set, Blobs] : SetBlobs) {
+      std::vector<std::string> Bs;
+      for (auto &[Arg, Blob] : Blobs)
+        Bs.push_back(quote(Arg) + ": " + quote(Blob));
+      Parts.push_back(quote(Set) + ": {" + join(Bs, ", ") + "}");
+    }
+    Sets += join(Parts, ", ") + "}}";
+    Tail.push_back({Sets, "the program's buffer contents, per shape set"});
+  }
+  Tail.push_back({"\"bytes\": \"auto\"",
+                  "inputs read once, outputs written once, in-out both; or "
+                  "an expression"});
+  Tail.push_back({"\"launch_tunable\": false",
+                  "the program decides its launches"});
+  emitLines(Out, Tail, 6);
+  return Out;
+}
+
 } // namespace
 
 std::string draftSpecFile(ASTContext &Ctx, ArrayRef<SpecTarget> Targets,
@@ -576,6 +1168,64 @@ std::string draftSpecFile(ASTContext &Ctx, ArrayRef<SpecTarget> Targets,
   }
   Out += "  }\n}\n";
   return Out;
+}
+
+
+Expected<std::string>
+draftSpecFileFromCapture(ASTContext &Ctx, ArrayRef<SpecTarget> Targets,
+                         StringRef CuFile, const Capture &C,
+                         StringRef DirInSpec, unsigned MaxSets,
+                         std::vector<std::string> &Notes) {
+  std::string Out;
+  Out += "// Workload spec for " + CuFile.str() +
+         ", drafted by `clang-astra init-spec --from-capture` from the "
+         "program's own launches.\n";
+  Out += "// One shape set per distinct launch, weighted by its launch count. "
+         "The format:\n// docs/spec-format.md; the capture: docs/capture.md.\n";
+  Out += "{\n  \"version\": 1,\n  \"kernels\": {\n";
+  for (size_t I = 0; I < Targets.size(); ++I) {
+    const CapturedKernel *CK = findCapturedKernel(Ctx, Targets[I], C);
+    if (!CK) {
+      std::vector<std::string> Have;
+      for (const CapturedKernel &K : C.Kernels)
+        Have.push_back("'" + K.Name + "'");
+      return createStringError(
+          inconvertibleErrorCode(),
+          "%s: kernel '%s' is not in the capture (it recorded %s); capture "
+          "the program again with --kernel '%s'",
+          C.Dir.c_str(), Targets[I].Name.c_str(),
+          Have.empty() ? "no kernel" : join(Have, ", ").c_str(),
+          Targets[I].Name.c_str());
+    }
+    CaptureDrafter D(Ctx, Targets[I], *CK, C, DirInSpec, MaxSets);
+    auto Entry = D.entry();
+    if (!Entry)
+      return Entry.takeError();
+    Notes.insert(Notes.end(), D.Notes.begin(), D.Notes.end());
+    Out += "    " + quote(Targets[I].Name) + ": {\n";
+    Out += *Entry;
+    Out += "    }";
+    Out += I + 1 < Targets.size() ? ",\n" : "\n";
+  }
+  Out += "  }\n}\n";
+  return Out;
+}
+
+const CapturedKernel *findCapturedKernel(ASTContext &Ctx, const SpecTarget &T,
+                                         const Capture &C) {
+  if (const CapturedKernel *K = C.find(mangledName(Ctx, T.Function)))
+    return K;
+  // A symbol the mangler spells otherwise: the name as `list` prints it.
+  const CapturedKernel *Found = nullptr;
+  for (const CapturedKernel &K : C.Kernels)
+    if (capture::withoutSpaces(K.Name) == capture::withoutSpaces(T.Name) ||
+        StringRef(capture::withoutSpaces(K.Name))
+            .ends_with("::" + capture::withoutSpaces(T.Name))) {
+      if (Found)
+        return nullptr; // Ambiguous.
+      Found = &K;
+    }
+  return Found;
 }
 
 } // namespace astra

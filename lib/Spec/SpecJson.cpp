@@ -14,6 +14,8 @@
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 
 #include <rapidjson/reader.h>
 
@@ -412,6 +414,8 @@ private:
   void readAdversarial(const JValue &V, KernelSpec &K);
   void readCheck(const JValue &V, KernelSpec &K);
   void readLaunchSpace(const JValue &V, KernelSpec &K);
+  void readWeights(const JValue &V, KernelSpec &K);
+  void readCapture(const JValue &V, KernelSpec &K);
   void validateBuffer(const ArgSpec &A, const KernelSpec &K);
   void validateGenerator(const ArgSpec &A, const KernelSpec &K);
 
@@ -494,7 +498,8 @@ std::optional<KernelSpec> SpecReader::readKernel(const JValue &V,
     return std::nullopt;
   checkKeys(V, {},
             {"shapes", "args", "launch", "tolerance", "bytes", "flops",
-             "adversarial", "check", "launch_tunable", "launch_space"});
+             "adversarial", "check", "launch_tunable", "launch_space",
+             "weights", "capture"});
 
   bool ShapesOK = readShapes(member(V, "shapes"), K);
   Shapes = ShapesOK ? &K.Shapes : &NoShapes;
@@ -566,6 +571,16 @@ std::optional<KernelSpec> SpecReader::readKernel(const JValue &V,
       K.LaunchIsTunable = *B;
   if (const JValue *LS = member(V, "launch_space"))
     readLaunchSpace(*LS, K);
+  if (const JValue *W = member(V, "weights"))
+    readWeights(*W, K);
+  if (const JValue *C = member(V, "capture"))
+    readCapture(*C, K);
+  for (const ArgSpec &A : K.Args)
+    if (A.IsBuffer && A.Init.Captured && !K.Capture)
+      error({"args", A.Name, "init"},
+            "captured(...) replays the bytes of a capture, but the entry has "
+            "no \"capture\" (`clang-astra init-spec FILE --from-capture DIR` "
+            "writes both)");
 
   // Checks that need every argument: values per shape set, references.
   for (const ArgSpec &A : K.Args)
@@ -1094,6 +1109,145 @@ void SpecReader::readLaunchSpace(const JValue &V, KernelSpec &K) {
   }
 }
 
+void SpecReader::readWeights(const JValue &V, KernelSpec &K) {
+  FieldPath P = {"weights"};
+  if (!expectObject(V, P))
+    return;
+  for (auto M = V.MemberBegin(); M != V.MemberEnd(); ++M) {
+    std::string Set(M->name.GetString(), M->name.GetStringLength());
+    if (!K.shape(Set)) {
+      std::vector<std::string> Names;
+      for (const ShapeSet &S : K.Shapes)
+        Names.push_back(S.Name);
+      error(P + Set, "no shape set '" + Set + "' (shape sets: " +
+                         join(Names, ", ") + ")");
+      continue;
+    }
+    if (auto D = readNonNegative(M->value, P + Set))
+      K.Weights[Set] = *D;
+  }
+  std::vector<StringRef> Names;
+  for (const ShapeSet &S : K.Shapes)
+    Names.push_back(S.Name);
+  checkKeys(V, P, Names);
+  // A set added by hand to a captured spec must say how much it counts.
+  for (const ShapeSet &S : K.Shapes)
+    if (!K.Weights.count(S.Name) && !member(V, S.Name))
+      error(P, "no weight for shape set '" + S.Name +
+                   "' (weights name every shape set or none)");
+  double Sum = 0;
+  for (auto &[Set, W] : K.Weights)
+    Sum += W;
+  if (!K.Weights.empty() && Sum <= 0)
+    error(P, "every weight is 0; a weighted speedup needs some weight");
+}
+
+void SpecReader::readCapture(const JValue &V, KernelSpec &K) {
+  FieldPath P = {"capture"};
+  if (!expectObject(V, P))
+    return;
+  checkKeys(V, P, {"dir", "sets"});
+  const JValue *D = member(V, "dir");
+  if (!D || !D->IsString()) {
+    error(D ? P + "dir" : P, D ? "expected the capture folder, got " +
+                                     jsonKind(*D)
+                               : std::string("missing field 'dir' (the "
+                                             "capture folder)"));
+    return;
+  }
+  CaptureRef C;
+  C.Written = D->GetString();
+  // Relative to the spec file, made absolute: a job carries the spec to a
+  // process with another working directory.
+  SmallString<256> Dir;
+  if (sys::path::is_absolute(C.Written)) {
+    Dir = C.Written;
+  } else {
+    Dir = sys::path::parent_path(Path);
+    sys::path::append(Dir, C.Written);
+    sys::fs::make_absolute(Dir);
+  }
+  sys::path::remove_dots(Dir, /*remove_dot_dot=*/true);
+  C.Dir = std::string(Dir);
+  if (!sys::fs::is_directory(C.Dir)) {
+    error(P + "dir", "no capture folder '" + C.Written + "' (" + C.Dir +
+                         "); it is named relative to the spec file");
+    return;
+  }
+  const JValue *Sets = member(V, "sets");
+  if (!Sets) {
+    error(P, "missing field 'sets' (shape set -> argument -> blob)");
+    return;
+  }
+  if (!expectObject(*Sets, P + "sets"))
+    return;
+  for (auto M = Sets->MemberBegin(); M != Sets->MemberEnd(); ++M) {
+    std::string SetName(M->name.GetString(), M->name.GetStringLength());
+    FieldPath SP = P + "sets" + SetName;
+    const ShapeSet *Set = K.shape(SetName);
+    if (!Set) {
+      error(SP, "no shape set '" + SetName + "'");
+      continue;
+    }
+    if (!expectObject(M->value, SP))
+      continue;
+    std::map<std::string, std::string> &Blobs = C.Sets[SetName];
+    for (auto A = M->value.MemberBegin(); A != M->value.MemberEnd(); ++A) {
+      std::string ArgName(A->name.GetString(), A->name.GetStringLength());
+      FieldPath AP = SP + ArgName;
+      const ArgSpec *Arg = K.arg(ArgName);
+      if (!Arg || !Arg->IsBuffer) {
+        error(AP, "no buffer argument '" + ArgName + "'");
+        continue;
+      }
+      if (!A->value.IsString()) {
+        error(AP, "expected a blob path, got " + jsonKind(A->value));
+        continue;
+      }
+      std::string Blob = A->value.GetString();
+      if (sys::path::is_absolute(Blob) || StringRef(Blob).contains("..")) {
+        error(AP, "'" + Blob + "' is not a path inside the capture folder");
+        continue;
+      }
+      if (Arg->R != Role::Input && Arg->R != Role::InOut) {
+        error(AP, "'" + ArgName + "' is " + roleName(Arg->R).str() +
+                      "; only input and inout buffers start from captured "
+                      "contents");
+        continue;
+      }
+      if (!Arg->Init.Captured) {
+        error(AP, "the init of '" + ArgName + "' is " + Arg->Init.Text +
+                      "; write captured(" + Arg->Init.Text +
+                      ") to replay these bytes");
+        continue;
+      }
+      SmallString<256> Full(C.Dir);
+      sys::path::append(Full, Blob);
+      uint64_t Size = 0;
+      if (sys::fs::file_size(Full, Size)) {
+        error(AP, "no blob '" + std::string(Full) + "'");
+        continue;
+      }
+      auto Bytes = Arg->bytes(Set->Vars);
+      if (!Bytes) {
+        consumeError(Bytes.takeError()); // Reported for its count.
+        continue;
+      }
+      // The blob holds the allocation from the pointer on; the buffer
+      // replays its first bytes.
+      if (Size < uint64_t(*Bytes)) {
+        error(AP, "the blob has " + std::to_string(Size) +
+                      " bytes, but '" + ArgName + "' takes " +
+                      std::to_string(*Bytes) + " in shape set '" + SetName +
+                      "' (count " + Arg->Count.text() + ")");
+        continue;
+      }
+      Blobs[ArgName] = Blob;
+    }
+  }
+  K.Capture = std::move(C);
+}
+
 void SpecReader::readCheck(const JValue &V, KernelSpec &K) {
   FieldPath P = {"check"};
   if (!expectObject(V, P))
@@ -1309,6 +1463,29 @@ void writeKernelSpecJson(JsonWriter &W, const KernelSpec &K) {
     W.objectEnd();
   }
   W.field("launch_tunable", K.LaunchIsTunable);
+  if (!K.Weights.empty()) {
+    W.key("weights");
+    W.objectBegin();
+    for (auto &[Set, Weight] : K.Weights)
+      W.field(Set, Weight);
+    W.objectEnd();
+  }
+  if (K.Capture) {
+    W.key("capture");
+    W.objectBegin();
+    W.field("dir", K.Capture->Dir);
+    W.key("sets");
+    W.objectBegin();
+    for (auto &[Set, Blobs] : K.Capture->Sets) {
+      W.key(Set);
+      W.objectBegin();
+      for (auto &[Arg, Blob] : Blobs)
+        W.field(Arg, Blob);
+      W.objectEnd();
+    }
+    W.objectEnd();
+    W.objectEnd();
+  }
   if (!K.LaunchSpaceBlocks.empty()) {
     W.key("launch_space");
     W.objectBegin();

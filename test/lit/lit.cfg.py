@@ -69,3 +69,14 @@ config.substitutions.append(("%astra_src_root", config.astra_src_root))
 config.substitutions.append(("%astra_obj_root", config.astra_obj_root))
 if os.getuid() == 0:
     config.available_features.add("root")
+# `clang-astra capture` without a GPU: the real capture library, a CUDA
+# driver and CUPTI stand-in (test/capture/FakeCuda.cpp) and a program that
+# makes test/gpu/capture/Inputs/capture-prog.cu's launches through it.
+fake_dir = os.path.join(config.astra_obj_root, "test", "capture", "fake")
+if os.path.exists(os.path.join(fake_dir, "fake-capture-prog")) and \
+        os.path.exists(os.path.join(config.astra_obj_root, "lib", "libastra-capture.so")):
+    config.available_features.add("capture")
+config.substitutions.append(("%fake-capture-prog", os.path.join(fake_dir, "fake-capture-prog")))
+config.substitutions.append(("%fake-cupti", os.path.join(fake_dir, "libcuda.so.1")))
+config.substitutions.append(("%capture-prog", os.path.join(
+    config.astra_src_root, "test", "gpu", "capture", "Inputs", "capture-prog.cu")))

@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
@@ -301,8 +302,13 @@ void printKernelSummary(raw_ostream &OS, const KernelReport &R) {
   const OptimizeOutcome &O = R.Outcome;
   if (O.Winner)
     OS << format("%.2fx faster", O.WinnerEval.geomeanSpeedup())
-       << format(" (worst shape set %.2fx)", O.WinnerEval.minSpeedup())
-       << " with " << join(O.Winner->Lineage, " + ") << "\n";
+       << format(" (worst shape set %.2fx", O.WinnerEval.minSpeedup())
+       << (R.weightedSpeedup()
+               ? formatv(", weighted by the program's launches {0:F2}x",
+                         *R.weightedSpeedup())
+                     .str()
+               : std::string())
+       << ") with " << join(O.Winner->Lineage, " + ") << "\n";
   else
     OS << "unchanged: " << O.NoWinnerReason << "\n";
 }

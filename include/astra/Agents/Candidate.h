@@ -136,6 +136,12 @@ struct Evaluation {
   bool profiled() const { return !Timings.empty(); }
   double geomeanSpeedup() const;
   double minSpeedup() const;
+  /// What a program that launches each shape set as often as \p Weights
+  /// says (a capture's launch counts) gains: its kernel time before over
+  /// its kernel time after, sum(w * baseline) / sum(w * candidate). Nullopt
+  /// without weights, or when a weighted set has no timing.
+  std::optional<double>
+  weightedSpeedup(const std::map<std::string, double> &Weights) const;
   static const char *statusName(Status S);
 };
 

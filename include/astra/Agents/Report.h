@@ -14,6 +14,8 @@
 
 #include "llvm/Support/Error.h"
 
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,13 @@ struct KernelReport {
   /// The user's --test command run with the file's rewrite (which holds
   /// this kernel's change), when there was one.
   std::optional<UserTestRecord> Test;
+  /// Shape set -> launch count, from the spec's "weights" (a capture of the
+  /// program): the weighted speedup is reported when there are any.
+  std::map<std::string, double> Weights;
+
+  /// The kept code's speedup weighted by Weights (1 when the kernel is
+  /// unchanged), or nullopt without weights.
+  std::optional<double> weightedSpeedup() const;
 };
 
 struct RunInfo {

@@ -42,6 +42,10 @@ struct KernelScore {
   std::string Error;
   double Speedup = 0; ///< Geometric mean over its shape sets (0 on error).
   double MinSpeedup = 0;
+  /// Weighted by the launch counts of the spec's "weights" (a capture of
+  /// the program): sum(w * baseline us) / sum(w * optimized us), what the
+  /// program's time in the kernel gains. Absent without weights.
+  std::optional<double> WeightedSpeedup;
   double RooflineAfter = -1; ///< Mean over shape sets, when known.
   bool MemoryBound = true;
   std::optional<double> VsCompile; ///< torch.compile time / our time (geomean).

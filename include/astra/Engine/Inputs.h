@@ -70,6 +70,10 @@ enum class ValueMode {
   Negative, ///< -|spec value|.
   Zeros,    ///< All zeros.
   Denormal, ///< Values in the dtype's subnormal range, both signs.
+  /// The program's own bytes (the spec's "capture") for the buffers whose
+  /// init is captured(...) and whose shape set has them (the set whose
+  /// variables are the run's); the spec's generators for the rest.
+  Captured,
 };
 llvm::StringRef valueModeName(ValueMode M);
 
@@ -137,6 +141,9 @@ private:
   size_t Started = 0; ///< Requests whose making has begun.
   std::future<llvm::Expected<std::map<std::string, HostBuffer>>> Pending;
 };
+
+/// The shape set of \p S whose variables are exactly \p Vars, or null.
+const ShapeSet *shapeSetWithVars(const KernelSpec &S, const Env &Vars);
 
 /// Element counts of every buffer argument under \p Vars.
 llvm::Expected<std::map<std::string, uint64_t>>

@@ -13,6 +13,13 @@
 //   <smallest>/values=M   float inputs drawn as M = large, negative, zeros,
 //                         denormal (see ValueMode); first seed
 //
+// After the shape sets, and not adversarial (they are the program's own
+// data, so `--no-adversarial` keeps them), one run per shape set for which
+// the spec has captured contents (init-spec --from-capture, docs/capture.md):
+//
+//   <set>/captured        the program's bytes for the captured(...) inputs,
+//                         the generators for the rest; first seed
+//
 // and, apart from the adversarial runs (a program's launches are not an
 // adversary's choice, so `--no-adversarial` keeps them), one run per launch
 // the code allows besides the spec's own (astra/Spec/LaunchSpace.h):
@@ -37,7 +44,7 @@
 
 namespace astra {
 
-enum class RunKind { Shape, OddSizes, Misaligned, Values, LaunchSpace };
+enum class RunKind { Shape, Captured, OddSizes, Misaligned, Values, LaunchSpace };
 llvm::StringRef runKindName(RunKind K);
 
 struct PlannedRun {

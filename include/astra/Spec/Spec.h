@@ -75,6 +75,11 @@ struct Generator {
   /// For generators that refer to another argument by name (csr_colind).
   std::string RefArg;
   std::string Text; ///< As written (or the default's spelling), for messages.
+  /// Written as captured(<this generator>): in a shape set for which the
+  /// spec's "capture" names a blob of this argument, the verifier's
+  /// captured run and the profiler use the program's own bytes (RunPlan.h);
+  /// every other run draws from this generator.
+  bool Captured = false;
 
   /// Generators whose values are indices or structure (permutation,
   /// indices_into, csr_rowptr, csr_colind, arange): the adversarial run must
@@ -83,8 +88,9 @@ struct Generator {
   bool isStructural() const;
 };
 
-/// Parses "normal(0, 1)", "arange", "csr_colind(rowptr, n)". Checks the
-/// name and the number of arguments; not what the arguments evaluate to.
+/// Parses "normal(0, 1)", "arange", "csr_colind(rowptr, n)",
+/// "captured(normal(0, 1))". Checks the name and the number of arguments;
+/// not what the arguments evaluate to.
 llvm::Expected<Generator> parseGenerator(llvm::StringRef Text);
 /// The default generator of a buffer of \p T: normal(0, 1) for floating
 /// types, randint(-100, 100) for signed and randint(0, 100) for unsigned
@@ -179,6 +185,17 @@ struct AdversarialSpec {
   bool Values = true;
 };
 
+/// "capture": where the program's own buffer contents are, per shape set
+/// (init-spec --from-capture writes it; docs/spec-format.md).
+struct CaptureRef {
+  std::string Dir;     ///< Absolute (the spec names it relative to itself).
+  std::string Written; ///< As the spec writes it, for messages.
+  /// Shape set -> argument -> blob, relative to Dir.
+  std::map<std::string, std::map<std::string, std::string>> Sets;
+  /// The blob of \p Arg in \p Set as a path, or empty.
+  std::string blob(llvm::StringRef Set, llvm::StringRef Arg) const;
+};
+
 struct KernelSpec {
   std::string Kernel; ///< Name as in `list` (qualified; template args for instantiations).
   std::string SpecPath;
@@ -198,6 +215,11 @@ struct KernelSpec {
   /// chosen at run time). Narrows the verifier's launch-space sweep
   /// (astra/Spec/LaunchSpace.h); it never lets a pass assume a launch.
   std::vector<int64_t> LaunchSpaceBlocks;
+  /// "weights": how much each shape set counts in the weighted speedup
+  /// (the program's launch counts, from a capture). Empty, or one per set.
+  std::map<std::string, double> Weights;
+  /// "capture": the captured contents that captured(...) inits replay.
+  std::optional<CaptureRef> Capture;
 
   /// Line and column of each field in SpecPath ("args.out.dtype" ->
   /// {12, 9}), for the messages of checks that run after parsing.
@@ -205,6 +227,12 @@ struct KernelSpec {
 
   const ArgSpec *arg(llvm::StringRef Name) const;
   const ShapeSet *shape(llvm::StringRef Name) const;
+  /// The shape set's weight; 0 when the spec gives none.
+  double weight(llvm::StringRef Set) const;
+  /// Argument -> blob path of the captured contents that shape set \p Set
+  /// replays (arguments whose init is captured(...) and that the capture
+  /// has); empty when none.
+  std::map<std::string, std::string> capturedBlobs(llvm::StringRef Set) const;
 
   /// Start of a message about \p Field ("args.out.dtype"), in the form
   /// parse errors have: "k.cu.astra.json:12:9: kernel 'k': args.out.dtype: ".
