@@ -250,6 +250,17 @@ bool RowAnalysis::run() {
                   "reads threadIdx other than in the row index: each lane "
                   "would see its own value, not its row's thread's");
   }
+  // The rows of a warp now run one after another in one thread: what is
+  // declared before the row index would carry over from row to row.
+  for (const Stmt *S : Body->body()) {
+    if (S == IndexDecl)
+      break;
+    for (const Decl *D : cast<DeclStmt>(S)->decls())
+      if (const auto *V = dyn_cast<VarDecl>(D); V && modifiedInRest(V))
+        return fail(V->getLocation(),
+                    varName(V) + " is declared before the row index and "
+                    "changed after it: a warp's rows would share it");
+  }
   if (modifiedInRest(Row))
     return fail(Row->getLocation(),
                 "the row index " + varName(Row) + " is changed after it is "

@@ -172,7 +172,7 @@ __global__ void shifted(const float *x, float *y, int rows, int cols) {
   }
 }
 
-// EXPLAIN: row-cooperative.cu:[[@LINE+1]]:48: row-cooperative: not applied: 'y' is written and 'x' read: neither is `__restrict__` and the launch at {{.*}}row-cooperative.cu:[[@LINE+37]]:3 may pass overlapping buffers (restrict-const may prove it)
+// EXPLAIN: row-cooperative.cu:[[@LINE+1]]:48: row-cooperative: not applied: 'y' is written and 'x' read: neither is `__restrict__` and the launch at {{.*}}row-cooperative.cu:[[@LINE+48]]:3 may pass overlapping buffers (restrict-const may prove it)
 __global__ void inplace(const float *x, float *y, int rows, int cols) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r < rows)
@@ -199,6 +199,17 @@ __global__ void atomics(const float *x, float *total, int rows, int cols) {
       atomicAdd(total, x[r * cols + j]);
 }
 
+// EXPLAIN: row-cooperative.cu:[[@LINE+2]]:9: row-cooperative: not applied: 'total' is declared before the row index and changed after it: a warp's rows would share it
+__global__ void carried(const float *x, float *out, int rows, int cols) {
+  float total = 0.0f;
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    for (int j = 0; j < cols; j++)
+      total += x[r * cols + j];
+    out[r] = total;
+  }
+}
+
 void launch(const float *x, float *y, int8_t *q, float *s, double *A,
             double *dx, double *tmp, int *iout, int rows, int cols, int block) {
   rms<<<(rows + block - 1) / block, block>>>(x, y, rows, cols);
@@ -212,4 +223,5 @@ void launch(const float *x, float *y, int8_t *q, float *s, double *A,
   inplace<<<(rows + block - 1) / block, block>>>(y, y, rows, cols);
   last_j<<<(rows + block - 1) / block, block>>>(x, iout, rows, cols);
   atomics<<<(rows + block - 1) / block, block>>>(x, y, rows, cols);
+  carried<<<(rows + block - 1) / block, block>>>(x, y, rows, cols);
 }
