@@ -384,9 +384,13 @@ bool RowAnalysis::checkEffects(const Stmt *S, RowLoop *Loop,
     if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
       if (!isOwnLocal(V) && !V->getType().isConstQualified() &&
           isModifyingUse(DRE, PM))
-        return fail(DRE->getBeginLoc(), "changes " + varName(V) +
-                                            ", which is not the thread's "
-                                            "own");
+        return fail(DRE->getBeginLoc(),
+                    isa<ParmVarDecl>(V)
+                        ? "changes the parameter " + varName(V) +
+                              ": a warp's rows, now run one after another, "
+                              "would share it"
+                        : "changes " + varName(V) +
+                              ", which is not the thread's own");
   if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(S)) {
     const Expr *B = ASE->getBase()->IgnoreParenImpCasts();
     const auto *DRE = dyn_cast<DeclRefExpr>(B);

@@ -172,7 +172,7 @@ __global__ void shifted(const float *x, float *y, int rows, int cols) {
   }
 }
 
-// EXPLAIN: row-cooperative.cu:[[@LINE+1]]:48: row-cooperative: not applied: 'y' is written and 'x' read: neither is `__restrict__` and the launch at {{.*}}row-cooperative.cu:[[@LINE+48]]:3 may pass overlapping buffers (restrict-const may prove it)
+// EXPLAIN: row-cooperative.cu:[[@LINE+1]]:48: row-cooperative: not applied: 'y' is written and 'x' read: neither is `__restrict__` and the launch at {{.*}}row-cooperative.cu:[[@LINE+60]]:3 may pass overlapping buffers (restrict-const may prove it)
 __global__ void inplace(const float *x, float *y, int rows, int cols) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r < rows)
@@ -210,6 +210,18 @@ __global__ void carried(const float *x, float *out, int rows, int cols) {
   }
 }
 
+// EXPLAIN: row-cooperative.cu:[[@LINE+7]]:5: row-cooperative: not applied: changes the parameter 'cols': a warp's rows, now run one after another, would share it
+__global__ void param(const float *x, float *out, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    float s = 0.0f;
+    for (int j = 0; j < cols; j++)
+      s += x[r * cols + j];
+    cols = cols - 1;
+    out[r] = s;
+  }
+}
+
 void launch(const float *x, float *y, int8_t *q, float *s, double *A,
             double *dx, double *tmp, int *iout, int rows, int cols, int block) {
   rms<<<(rows + block - 1) / block, block>>>(x, y, rows, cols);
@@ -224,4 +236,5 @@ void launch(const float *x, float *y, int8_t *q, float *s, double *A,
   last_j<<<(rows + block - 1) / block, block>>>(x, iout, rows, cols);
   atomics<<<(rows + block - 1) / block, block>>>(x, y, rows, cols);
   carried<<<(rows + block - 1) / block, block>>>(x, y, rows, cols);
+  param<<<(rows + block - 1) / block, block>>>(x, y, rows, cols);
 }
