@@ -114,6 +114,27 @@ __global__ void atax(int nx, int ny, double *A, double *x, double *tmp) {
   }
 }
 
+// Local row pointers (the buffers they point into are the parameters), a
+// double sum, `++j`.
+// EXPLAIN: row-cooperative.cu:[[@LINE+7]]:3: row-cooperative: fired: {{.*}}reductions 's' (+)
+// CHECK-LABEL: {{^}}__global__ void rowptr(
+// CHECK: {{^}}        for (int j = astra_lane; j < cols; j += 32)
+// CHECK-NEXT: {{^}}          s += xr[j];
+// CHECK-NEXT: {{^}}        for (int astra_o = 16; astra_o > 0; astra_o /= 2)
+// CHECK-NEXT: {{^}}          s = s + __shfl_xor_sync(0xffffffffu, s, astra_o);
+__global__ void rowptr(const float *x, float *y, int rows, int cols) {
+  int r = blockIdx.x * blockDim.x + threadIdx.x;
+  if (r < rows) {
+    const float *xr = x + (size_t)r * cols;
+    float *yr = y + (size_t)r * cols;
+    double s = 0;
+    for (int j = 0; j < cols; ++j)
+      s += xr[j];
+    for (int j = 0; j < cols; ++j)
+      yr[j] = xr[j] - (float)(s / cols);
+  }
+}
+
 // Refusals.
 // EXPLAIN: row-cooperative.cu:[[@LINE+4]]:5: row-cooperative: not applied: no access in the row loops walks along the row
 __global__ void columns(const float *A, float *y, int n) {
@@ -237,4 +258,5 @@ void launch(const float *x, float *y, int8_t *q, float *s, double *A,
   atomics<<<(rows + block - 1) / block, block>>>(x, y, rows, cols);
   carried<<<(rows + block - 1) / block, block>>>(x, y, rows, cols);
   param<<<(rows + block - 1) / block, block>>>(x, y, rows, cols);
+  rowptr<<<(rows + block - 1) / block, block>>>(x, y, rows, cols);
 }
