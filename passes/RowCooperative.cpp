@@ -25,19 +25,27 @@
 //     (not in a loop nested in one), always at `E + j`, E the same
 //     expression of unchanged values, so element E + j is touched only by
 //     lane j % 32 (every row loop starts at 0 with step 1), in program
-//     order. A buffer written outside the row loops is only written there,
-//     at one index, with a plain `=`: all lanes store the same value. Two
-//     different buffers, one written, do not overlap: both `__restrict__`,
-//     or every launch passes them arguments from different variables;
+//     order. Any other written buffer is accessed at one index i of
+//     unchanged values: outside the row loops it is written only by
+//     statements `p[i] = e;` (or `op=`), which lane 0 alone runs between two
+//     __syncwarp() (so every lane's earlier reads are done and its later
+//     reads see the store); in a row loop only as a sum `p[i] += e`, which
+//     goes to a local over the loop, is combined like a local sum, and is
+//     then added to p[i] by lane 0 between two __syncwarp(). Two different
+//     buffers, one written, do not overlap: both `__restrict__`, or every
+//     launch passes them arguments from different variables;
 //   - no barrier, warp collective, shared memory, atomic, inline asm, call
 //     of a user function or other loop; control flow outside row loops
-//     depends only on uniform values, so all 32 lanes reach every shuffle.
+//     depends only on uniform values, so all 32 lanes reach every shuffle
+//     and __syncwarp(); nothing declared before the row index (nor a
+//     parameter) is changed after it, since a thread now runs 32 rows.
 //  The warp test `(blockDim.x % 32 == 0 || blockDim.y * blockDim.z == 1) &&
 //  threadIdx.x / 32 * 32 + 32 <= blockDim.x` holds for all lanes of a warp
 //  or none: warps are consecutive linear thread ids, and under either first
 //  condition a warp has one threadIdx.y/z and 32 consecutive threadIdx.x
 //  values, or is the last partial warp of a 1-D block (the test fails for
-//  it). Launch facts are only used to say whether that fallback can run.
+//  it). Launch facts serve the overlap proof above and say whether that
+//  fallback can run at all.
 //
 //===----------------------------------------------------------------------===//
 #include "RowCooperative.h"
