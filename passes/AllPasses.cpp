@@ -23,6 +23,7 @@
 #include "GridCoarsen.h"
 #include "ThreadCoarsen.h"
 #include "RowsPerBlock.h"
+#include "RowCooperative.h"
 #include "Delinearize.h"
 #include "ShapeSplit.h"
 
@@ -53,6 +54,7 @@ const std::vector<PassInfo> &allPasses() {
       info<GridCoarsenPass>(),
       info<ThreadCoarsenPass>(),
       info<RowsPerBlockPass>(),
+      info<RowCooperativePass>(),
       info<DelinearizePass>(),
       info<ShapeSplitPass>(),
   };

@@ -37,6 +37,11 @@ const std::vector<PassTraits> &traits() {
        "a warp's strided stores (a transpose) become consecutive through a "
        "shared tile: one 32-byte sector per thread becomes one per 8 threads",
        {}},
+      {"row-cooperative", 0, 2,
+       "a thread-per-row kernel walks rows a row apart per warp: with each "
+       "warp taking its lanes' rows in turn and the lanes striding over the "
+       "row, a warp's loads are consecutive and reductions use shuffles",
+       {}},
       {"grid-stride", 1, 7,
        "a grid-stride loop lets vectorize apply and amortizes index math",
        {}},
@@ -131,7 +136,12 @@ int pipelineOrder(StringRef Name) {
   // its condition) and before launch-bounds, which must cover its blocks.
   // delinearize right after restrict-const: the passes after it see the
   // 3-D grid's coordinates (hoist, index32) and thread-coarsen its block.
-  static const char *Order[] = {"restrict-const", "delinearize", "smem-transpose",
+  // row-cooperative right after restrict-const too (whose __restrict__ it
+  // may need): it wants the thread-per-row body as written, which
+  // grid-stride would turn into a loop, and the passes after it (hoist,
+  // fast-math, unroll) work on its strided loops.
+  static const char *Order[] = {"restrict-const", "row-cooperative",
+                                "delinearize", "smem-transpose",
                                 "grid-stride",    "warp-reduce",   "warp-scan",
                                 "hoist",          "vectorize",   "flat-vectorize", "ldg",
                                 "fast-math",      "unroll",      "index32",

@@ -649,6 +649,35 @@ TEST(OfflinePlanner, PutsRowsPerBlockBeforeLaunchBoundsAndVariesTheRows) {
       "restrict-const+vectorize+rows-per-block(rows-per-block.rows=16)"));
 }
 
+TEST(OfflinePlanner, OffersRowCooperativeFirstOnAMemoryBoundKernel) {
+  // A thread-per-row softmax: row-cooperative, grid-stride and fast-math
+  // apply. It is tried alone before the others on a memory-bound kernel
+  // and goes right after restrict-const, before grid-stride (which would
+  // turn the thread-per-row body into a loop it does not match).
+  KernelFacts F;
+  F.ApplicablePasses = {{"fast-math", {}},
+                        {"grid-stride", {}},
+                        {"row-cooperative", {}},
+                        {"restrict-const", {}}};
+  F.ArithmeticIntensity = 1;
+  Evaluation Base;
+  PlanningState St;
+  St.Facts = &F;
+  St.Round = 1;
+  St.Baseline = &Base;
+  OfflinePlanner P;
+  std::vector<Plan> Plans = P.propose(St, 20);
+  ASSERT_FALSE(Plans.empty());
+  EXPECT_EQ(join(Plans[0].Passes, ","),
+            "restrict-const,row-cooperative,grid-stride,fast-math");
+  std::vector<std::string> Singles;
+  for (const Plan &Pl : Plans)
+    if (Pl.Passes.size() == 1)
+      Singles.push_back(Pl.Passes[0]);
+  ASSERT_FALSE(Singles.empty());
+  EXPECT_EQ(Singles[0], "row-cooperative");
+}
+
 TEST(OfflinePlanner, DelinearizeThenThreadCoarsenFoldsTheBlocksRows) {
   // conv1d: thread-coarsen applies once delinearize has made the grid 3-D;
   // the two go right after restrict-const and late respectively, and a plan
