@@ -32,6 +32,7 @@ public:
   llvm::cl::opt<unsigned> LLMRetries;
   llvm::cl::opt<bool> NoLLMCache;
   llvm::cl::opt<unsigned long long> Seed;
+  llvm::cl::opt<std::string> TimingCompiler;
 };
 
 /// A progress line on stderr (rewritten in place on a terminal).
