@@ -201,7 +201,16 @@ def main():
         if not os.path.exists(p):
             sys.exit("corpus-check: %s: no such file or folder" % p)
         groups.append((p, cu_files(p)))
-    roots = [os.path.abspath(p) for p, _ in groups]
+    # Where a header that is not found may still be: the trees checked (a
+    # file's folder for a file) and the CUDA toolkit's include folder, whose
+    # headers (CCCL's cuda/std/... under include/cccl) are the toolkit's,
+    # not a third-party library's: a file that misses one counts.
+    roots = [os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p))
+             for p, _ in groups]
+    cuda = os.environ.get("CUDA_PATH", "/usr/local/cuda")
+    if os.path.isdir(os.path.join(cuda, "include")):
+        roots.append(os.path.join(cuda, "include"))
+    roots = sorted(set(roots))
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as ex:
         futs = {ex.submit(check_file, tool, f, args, flags): f
