@@ -518,6 +518,35 @@ static const NvccOption *lookupNvcc(StringRef Name) {
   return nullptr;
 }
 
+/// The nvcc option argument \p A spells: `-name`, `-name=value`, then the
+/// joined short forms (-DNAME=1, -Ipath). \p Name is the option's name and
+/// \p Joined its value when it is part of \p A (\p HasJoined).
+static const NvccOption *lookupNvccArg(StringRef A, StringRef &Name,
+                                       StringRef &Joined, bool &HasJoined) {
+  Name = A;
+  Joined = "";
+  HasJoined = false;
+  if (const NvccOption *O = lookupNvcc(A))
+    return O;
+  if (A.contains('=')) {
+    std::tie(Name, Joined) = A.split('=');
+    if (const NvccOption *O = lookupNvcc(Name)) {
+      HasJoined = true;
+      return O;
+    }
+    Name = A;
+    Joined = "";
+  }
+  for (StringRef Short : {"-isystem", "-D", "-U", "-I", "-L", "-l"})
+    if (A.size() > Short.size() && A.starts_with(Short)) {
+      Name = Short;
+      Joined = A.drop_front(Short.size());
+      HasJoined = true;
+      return lookupNvcc(Name);
+    }
+  return nullptr;
+}
+
 /// nvcc option names that take a value (so `-name value` consumes the next
 /// argument).
 static bool takesValue(NvccKind K) {
@@ -716,23 +745,9 @@ translateNvccFlags(const std::vector<std::string> &Command, StringRef File,
       continue;
     }
     // `-name`, `-name=value`, then the joined short forms -DNAME=1, -Ipath.
-    StringRef Name = A, Joined;
+    StringRef Name, Joined;
     bool HasJoined = false;
-    const NvccOption *O = lookupNvcc(A);
-    if (!O && A.contains('=')) {
-      std::tie(Name, Joined) = A.split('=');
-      O = lookupNvcc(Name);
-      HasJoined = O != nullptr;
-    }
-    if (!O)
-      for (StringRef Short : {"-isystem", "-D", "-U", "-I", "-L", "-l"})
-        if (A.size() > Short.size() && A.starts_with(Short)) {
-          Name = Short;
-          Joined = A.drop_front(Short.size());
-          HasJoined = true;
-          O = lookupNvcc(Name);
-          break;
-        }
+    const NvccOption *O = lookupNvccArg(A, Name, Joined, HasJoined);
     if (!O && (A.starts_with("-O") && A.size() == 3)) {
       Out.push_back(A.str());
       continue;
@@ -850,22 +865,9 @@ std::vector<std::string> nvccDeviceFlags(const std::vector<std::string> &Command
     StringRef A = Command[I];
     if (A.starts_with("-working-directory=") || !A.starts_with("-"))
       continue; // The source, or an input the timing build does not take.
-    StringRef Name = A;
+    StringRef Name, Joined;
     bool HasJoined = false;
-    const NvccOption *O = lookupNvcc(A);
-    if (!O && A.contains('=')) {
-      Name = A.split('=').first;
-      O = lookupNvcc(Name);
-      HasJoined = O != nullptr;
-    }
-    if (!O)
-      for (StringRef Short : {"-isystem", "-D", "-U", "-I", "-L", "-l"})
-        if (A.size() > Short.size() && A.starts_with(Short)) {
-          Name = Short;
-          HasJoined = true;
-          O = lookupNvcc(Name);
-          break;
-        }
+    const NvccOption *O = lookupNvccArg(A, Name, Joined, HasJoined);
     if (!O) {
       // -O3 is the device command's; anything else nvcc knows and this
       // table does not goes to nvcc as it is.
