@@ -3,6 +3,8 @@
 #   lib/clang/<major>/include   the resource headers the tool needs to parse
 #                               CUDA; CudaToolchain finds them beside the
 #                               binary (../lib/clang/<major>)
+#   share/clang-astra/include  the nvcc compat header (docs/nvcc-compat.md),
+#                               found beside the binary the same way
 #   lib/cmake/ClangAstra/       the package: find_package(ClangAstra CONFIG)
 #                               and astra_optimize() (docs/cmake.md)
 #   share/man/man1/clang-astra.1
@@ -13,6 +15,9 @@ install(DIRECTORY "${ASTRA_CLANG_RESOURCE_DIR}/include"
   DESTINATION "lib/clang/${LLVM_VERSION_MAJOR}"
   PATTERN "ppc_wrappers" EXCLUDE
   PATTERN "llvm_libc_wrappers" EXCLUDE)
+
+install(FILES "${CMAKE_SOURCE_DIR}/lib/Frontend/nvcc-compat/__astra_nvcc_compat.h"
+  DESTINATION "share/clang-astra/include")
 
 set(ASTRA_PACKAGE_DIR "lib/cmake/ClangAstra")
 configure_package_config_file(

@@ -39,6 +39,14 @@ endif()
 # this path.
 set(ASTRA_BUILD_RESOURCE_DIR "${ASTRA_CLANG_RESOURCE_DIR}")
 
+# The nvcc compat header (docs/nvcc-compat.md) lives where an install puts
+# it, share/clang-astra/include beside bin/, in the build tree too, so the
+# tool finds it the same way in both; other binaries of the build (unit
+# tests) use this path.
+set(ASTRA_BUILD_COMPAT_DIR "${CMAKE_BINARY_DIR}/share/clang-astra/include")
+configure_file("${CMAKE_SOURCE_DIR}/lib/Frontend/nvcc-compat/__astra_nvcc_compat.h"
+  "${ASTRA_BUILD_COMPAT_DIR}/__astra_nvcc_compat.h" COPYONLY)
+
 # astra_add_library(<name> <sources>... [LINK <libs>...])
 # One static library per component folder under lib/.
 function(astra_add_library name)

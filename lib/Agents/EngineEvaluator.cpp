@@ -78,6 +78,15 @@ Expected<std::vector<KernelImage>> EngineEvaluator::images(const Candidate &C) {
     return Entries.takeError();
   if (C.isBaseline())
     BaseFacts = std::move(Facts);
+  if (Opts.NvccTiming) {
+    // Clang's PTX passed the gate; nvcc's is what is verified and timed.
+    auto Nv = compileWithNvcc(TC, Command, Files, /*Cubin=*/false,
+                              *Opts.NvccTiming);
+    if (!Nv)
+      return Nv.takeError();
+    Ptx->Ptx = std::move(*Nv);
+    Ptx->Entries = parsePtxEntries(Ptx->Ptx);
+  }
   std::vector<KernelImage> Out;
   for (size_t I = 0; I < Entries->size(); ++I) {
     const std::string &Entry = (*Entries)[I];

@@ -761,6 +761,30 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
     FO.Error = toString(Cmd.takeError());
     return FO;
   }
+  // The compiler whose code is timed, for this file: nvcc with the build's
+  // device flags when the build is nvcc's (or asked for).
+  auto NvccFlags = CC.nvccFlags(File);
+  if (!NvccFlags) {
+    FO.Error = toString(NvccFlags.takeError());
+    return FO;
+  }
+  std::optional<std::vector<std::string>> Timing;
+  if (Req.TimingCompiler == "nvcc" ||
+      (Req.TimingCompiler == "auto" && *NvccFlags && !TC.nvccPath().empty()))
+    Timing = NvccFlags->value_or(std::vector<std::string>{});
+  std::string TimedWith =
+      Timing ? "nvcc" + (Timing->empty() ? "" : " " + join(*Timing, " "))
+             : "clang";
+  if (Info.TimedCompiler.empty())
+    Info.TimedCompiler = TimedWith;
+  else if (Info.TimedCompiler.find(TimedWith) == std::string::npos)
+    Info.TimedCompiler += "; " + TimedWith;
+  struct EngineScope {
+    EngineOptions &Opts;
+    std::optional<std::vector<std::string>> Saved;
+    ~EngineScope() { Opts.NvccTiming = std::move(Saved); }
+  } Scope{Req.Engine, Req.Engine.NvccTiming};
+  Req.Engine.NvccTiming = Timing;
   auto SpecF = loadSpecFor(File, Req.SpecPath);
   if (!SpecF) {
     FO.Error = toString(SpecF.takeError());
@@ -771,7 +795,8 @@ FileOutcome OptimizeDriver::runFile(const std::string &File) {
   std::string CacheKey;
   if (Req.UseResultCache && !Req.Static) {
     CacheKey = ResultCache::key(Cmd->back(), SpecF->Path, *Cmd,
-                                Req.CacheOptions + "\nkernel=" + Req.Kernel);
+                                Req.CacheOptions + "\nkernel=" + Req.Kernel +
+                                    "\ntimed=" + TimedWith);
     if (std::optional<CachedOutcome> C = Cache.lookup(CacheKey, Req.Gpu)) {
       C->Outcome.File = File;
       C->Outcome.FromCache = "verified on " + C->Gpu + " at " + C->Date;

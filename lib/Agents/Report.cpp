@@ -152,6 +152,8 @@ std::string reportJson(const RunInfo &Info, const std::vector<KernelReport> &Rs)
   W.field("device", Info.Device);
   W.field("agents", Info.Agents);
   W.field("command", Info.Command);
+  if (!Info.TimedCompiler.empty())
+    W.field("timed_compiler", Info.TimedCompiler);
   if (Info.CopyBandwidthGBs > 0)
     W.field("copy_bandwidth_gbs", Info.CopyBandwidthGBs);
   W.key("kernels");
@@ -193,6 +195,8 @@ std::string reportMarkdown(const RunInfo &Info,
   OS << "- tool: " << Info.ToolVersion << "\n- date: " << Info.Date
      << "\n- device: " << Info.Device << "\n- agents: " << Info.Agents
      << "\n- command: `" << Info.Command << "`\n";
+  if (!Info.TimedCompiler.empty())
+    OS << "- timed as compiled by: " << Info.TimedCompiler << "\n";
   if (Info.CopyBandwidthGBs > 0)
     OS << "- measured copy bandwidth (roofline): "
        << num(Info.CopyBandwidthGBs, "%.0f") << " GB/s\n";

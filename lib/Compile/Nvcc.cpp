@@ -52,9 +52,33 @@ static std::string under(StringRef Root, StringRef P) {
   return std::string(S);
 }
 
+/// Whether \p A (with \p Next after it) is one of the flags that make clang
+/// see what nvcc sees (CudaToolchain::nvccCompatFlags): nvcc has them of its
+/// own, and the compat header would clash with its declarations.
+static bool isCompatFlag(const CudaToolchain &TC, StringRef A, StringRef Next) {
+  if (A.starts_with("-D__NVCC__") || A.starts_with("-D__CUDACC_VER_"))
+    return true;
+  if (A == "-include")
+    return sys::path::filename(Next) == NvccCompatHeaderName;
+  if (A == "-isystem")
+    return Next == (TC.cudaPath() + "/include/cccl").str();
+  return false;
+}
+
+/// The arch the device command compiles for: the build's suffix may have
+/// replaced the toolchain's (docs/compile-flags.md).
+static std::string commandArch(const CudaToolchain &TC,
+                               const std::vector<std::string> &Command) {
+  for (StringRef A : Command)
+    if (A.consume_front("--cuda-gpu-arch="))
+      return A.str();
+  return TC.gpuArch().str();
+}
+
 Expected<std::string> compileWithNvcc(const CudaToolchain &TC,
                                       const std::vector<std::string> &DeviceCommand,
-                                      const FileOverlay &Overlay, bool Cubin) {
+                                      const FileOverlay &Overlay, bool Cubin,
+                                      ArrayRef<std::string> NvccFlags) {
   std::string Nvcc = TC.nvccPath();
   if (Nvcc.empty())
     return createStringError(inconvertibleErrorCode(),
@@ -108,8 +132,11 @@ Expected<std::string> compileWithNvcc(const CudaToolchain &TC,
     return std::string(S);
   };
 
-  std::vector<std::string> Args = {Nvcc, "-arch=" + TC.gpuArch().str(),
+  std::vector<std::string> Args = {Nvcc, "-arch=" + commandArch(TC, DeviceCommand),
                                    Cubin ? "-cubin" : "-ptx", "-O3"};
+  // The build's own device flags (--use_fast_math, -Xptxas, -lineinfo, ...):
+  // what is timed is what the build ships.
+  Args.insert(Args.end(), NvccFlags.begin(), NvccFlags.end());
   // An include directory's overlay mirror comes before it; so does the
   // mirror's original directory for each overlay file, standing in for
   // "the directory of the including file" that quoted includes search first.
@@ -124,6 +151,11 @@ Expected<std::string> compileWithNvcc(const CudaToolchain &TC,
 
   for (size_t I = 1; I + 1 < DeviceCommand.size(); ++I) {
     StringRef A = DeviceCommand[I];
+    if (isCompatFlag(TC, A, DeviceCommand[I + 1])) {
+      if (A == "-include" || A == "-isystem")
+        ++I;
+      continue;
+    }
     auto Value = [&](StringRef Flag) -> std::optional<std::string> {
       if (A == Flag && I + 2 < DeviceCommand.size())
         return DeviceCommand[++I];

@@ -17,7 +17,9 @@ using namespace llvm;
 namespace astra {
 
 /// First line of every entry; bump the number when the format changes.
-static constexpr StringLiteral Magic = "clang-astra ptx cache 1";
+/// Version 2 adds "warn" lines: what the compile left out (host code clang
+/// rejects), shown again on a hit.
+static constexpr StringLiteral Magic = "clang-astra ptx cache 2";
 
 std::string toolchainFingerprint(const CudaToolchain &TC) {
   std::string S;
@@ -67,16 +69,15 @@ std::string PtxCache::entryPath(StringRef Key) const {
   return std::string(P);
 }
 
-std::optional<std::string> PtxCache::lookup(StringRef Key,
-                                            vfs::FileSystem &FS,
-                                            std::vector<std::string> &Notes) const {
+std::optional<CachedPtx> PtxCache::lookup(StringRef Key, vfs::FileSystem &FS,
+                                          std::vector<std::string> &Notes) const {
   std::string Path = entryPath(Key);
   auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
                                    /*RequiresNullTerminator=*/false);
   if (!Buf)
     return std::nullopt;
   StringRef Rest = (*Buf)->getBuffer();
-  auto Corrupt = [&](StringRef Why) -> std::optional<std::string> {
+  auto Corrupt = [&](StringRef Why) -> std::optional<CachedPtx> {
     Notes.push_back(("ignoring corrupt PTX cache entry " + Path + " (" + Why +
                      "); it will be rewritten")
                         .str());
@@ -100,6 +101,11 @@ std::optional<std::string> PtxCache::lookup(StringRef Key,
       return Corrupt("bad file line");
     Deps.push_back({DepPath.str(), Hash.str()});
   }
+  CachedPtx Out;
+  while (Line.consume_front("warn ")) {
+    Out.Warnings.push_back(Line.str());
+    Line = NextLine();
+  }
   if (!Line.consume_front("ptx "))
     return Corrupt("no PTX line");
   uint64_t Size;
@@ -114,11 +120,12 @@ std::optional<std::string> PtxCache::lookup(StringRef Key,
     if (!Now || sha256Hex((*Now)->getBuffer()) != D.Hash)
       return std::nullopt;
   }
-  return Rest.str();
+  Out.Ptx = Rest.str();
+  return Out;
 }
 
-Error PtxCache::store(StringRef Key, ArrayRef<CacheDep> Deps,
-                      StringRef Ptx) const {
+Error PtxCache::store(StringRef Key, ArrayRef<CacheDep> Deps, StringRef Ptx,
+                      ArrayRef<std::string> Warnings) const {
   std::string Path = entryPath(Key);
   std::string Text;
   raw_string_ostream OS(Text);
@@ -131,6 +138,9 @@ Error PtxCache::store(StringRef Key, ArrayRef<CacheDep> Deps,
                                D.Path.c_str());
     OS << "dep " << D.Hash << " " << D.Path << "\n";
   }
+  for (const std::string &W : Warnings)
+    if (!StringRef(W).contains('\n'))
+      OS << "warn " << W << "\n";
   OS << "ptx " << Ptx.size() << " " << sha256Hex(Ptx) << "\n" << Ptx;
   if (std::error_code EC =
           sys::fs::create_directories(sys::path::parent_path(Path)))

@@ -47,6 +47,12 @@ struct CacheDep {
   std::string Hash;
 };
 
+/// A cache entry's PTX with the warnings its compile gave.
+struct CachedPtx {
+  std::string Ptx;
+  std::vector<std::string> Warnings;
+};
+
 class PtxCache {
 public:
   explicit PtxCache(std::string Dir) : Dir(std::move(Dir)) {}
@@ -57,12 +63,15 @@ public:
   /// The cached PTX, if the entry exists, is intact, and every file it lists
   /// still hashes the same through \p FS. A corrupt entry adds a line to
   /// \p Notes.
-  std::optional<std::string> lookup(llvm::StringRef Key, llvm::vfs::FileSystem &FS,
-                                    std::vector<std::string> &Notes) const;
+  std::optional<CachedPtx> lookup(llvm::StringRef Key,
+                                  llvm::vfs::FileSystem &FS,
+                                  std::vector<std::string> &Notes) const;
 
-  /// Writes the entry for \p Key atomically.
+  /// Writes the entry for \p Key atomically, with \p Warnings (one line
+  /// each) to show again on every hit.
   llvm::Error store(llvm::StringRef Key, llvm::ArrayRef<CacheDep> Deps,
-                    llvm::StringRef Ptx) const;
+                    llvm::StringRef Ptx,
+                    llvm::ArrayRef<std::string> Warnings = {}) const;
 
 private:
   std::string Dir;

@@ -11,6 +11,8 @@
 #include "ClangDeviceCompile.h"
 #include "PtxCache.h"
 #include "astra/Support/FileIO.h"
+#include "astra/Support/Hash.h"
+#include "astra/Frontend/KernelModel.h"
 
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
@@ -20,6 +22,8 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 
 using namespace llvm;
 
@@ -150,6 +154,143 @@ static std::vector<std::string> keyCommand(ArrayRef<std::string> Command) {
   return Out;
 }
 
+namespace {
+/// The compile itself, with the runtime PCH when it can be used: everything
+/// compileToPtx does between the cache lookup and the store.
+class PchCompile {
+public:
+  PchCompile(const CudaToolchain &TC, const CompileOptions &Opts,
+             std::string Dir, std::string Fingerprint, PtxResult &R)
+      : TC(TC), Opts(Opts), Dir(std::move(Dir)),
+        Fingerprint(std::move(Fingerprint)), R(R) {}
+
+  /// Compiles \p Req; its diagnostics go to \p DiagOS.
+  Expected<DeviceCompileOutput> run(DeviceCompileRequest Req,
+                                    raw_ostream *DiagOS) {
+    Req.DiagOS = DiagOS;
+    if (Opts.UsePch && !Dir.empty()) {
+      // Everything that shapes the PCH: the command without its main file.
+      std::vector<std::string> Flags = keyCommand(Req.Command);
+      Flags.pop_back();
+      std::string PchKey =
+          compileKey(Fingerprint + "pch\n", Flags, Opts.OptLevel, "");
+      SmallString<256> Pch(Dir);
+      sys::path::append(Pch, "pch", PchKey + ".pch");
+      if (ensurePch(Req, std::string(Pch), R.Notes)) {
+        HeldDiagnostics Held(DiagOS);
+        DeviceCompileRequest PchReq = Req;
+        PchReq.UsePch = std::string(Pch);
+        PchReq.DiagOS = Held.stream();
+        auto PchOut = runDeviceCompile(PchReq);
+        if (PchOut) {
+          Held.show();
+          R.UsedPch = true;
+          return PchOut;
+        }
+        Error E = handleErrors(
+            PchOut.takeError(),
+            [&](std::unique_ptr<DeviceCompileError> DE) -> Error {
+              if (isUserCodeError(*DE, TC, Pch))
+                return Error(std::move(DE));
+              R.Notes.push_back("the CUDA runtime PCH could not be used (" +
+                                DE->Message + "); compiling without it");
+              // Rebuilt by the next compile; this one may be stale or cut.
+              sys::fs::remove(Pch);
+              return Error::success();
+            });
+        if (E) {
+          Held.show();
+          return std::move(E);
+        }
+      }
+    }
+    return runDeviceCompile(Req);
+  }
+
+private:
+  const CudaToolchain &TC;
+  const CompileOptions &Opts;
+  std::string Dir, Fingerprint;
+  PtxResult &R;
+};
+} // namespace
+
+/// \p Overlay with every file that exists on disk taken from the disk: the
+/// original a candidate was made from.
+static FileOverlay withoutDiskFiles(const FileOverlay &Overlay) {
+  FileOverlay Out;
+  for (const auto &[Path, Text] : Overlay)
+    if (!sys::fs::exists(Path))
+      Out.emplace(Path, Text);
+  return Out;
+}
+
+/// The host code the original of a candidate skips, parsed once per command
+/// in this process (a run compiles many candidates of one file).
+static Expected<std::vector<SkippedHostCode>>
+originalSkipped(const std::vector<std::string> &Command,
+                const FileOverlay &Overlay) {
+  static std::mutex M;
+  static std::map<std::string, std::vector<SkippedHostCode>> Known;
+  FileOverlay Base = withoutDiskFiles(Overlay);
+  std::string Key;
+  for (const std::string &A : Command)
+    Key += A + '\0';
+  for (const auto &[Path, Text] : Base)
+    Key += Path + '\0' + sha256Hex(Text) + '\0';
+  {
+    std::lock_guard<std::mutex> L(M);
+    auto It = Known.find(Key);
+    if (It != Known.end())
+      return It->second;
+  }
+  ParseOptions PO;
+  PO.Overlay = std::move(Base);
+  PO.DiagOS = nullptr;
+  auto PF = parseCuda(Command, PO);
+  if (!PF)
+    return PF.takeError();
+  std::vector<SkippedHostCode> S = (*PF)->view().Skipped;
+  std::lock_guard<std::mutex> L(M);
+  Known.emplace(Key, S);
+  return S;
+}
+
+/// The device view of a compile that failed: the repairs of code nvcc
+/// accepts and the stubs of host code clang rejects (CudaParser.h). None
+/// when a parse shows that neither helps. A candidate (an overlay) may skip
+/// only host code its original skips too: otherwise a rewrite that breaks
+/// host code would pass the gate.
+static Expected<std::optional<DeviceView>>
+deviceViewFor(const std::vector<std::string> &Command,
+              const FileOverlay &Overlay) {
+  ParseOptions PO;
+  PO.Overlay = Overlay;
+  PO.DiagOS = nullptr;
+  auto PF = parseCuda(Command, PO);
+  if (!PF) {
+    consumeError(PF.takeError());
+    return std::nullopt;
+  }
+  DeviceView View = (*PF)->view();
+  if (View.empty())
+    return std::nullopt;
+  if (!View.Skipped.empty() && !Overlay.empty()) {
+    auto Before = originalSkipped(Command, Overlay);
+    if (!Before)
+      return Before.takeError();
+    std::vector<SkippedHostCode> Added = addedHostErrors(*Before, View.Skipped);
+    if (!Added.empty())
+      return createStringError(
+          inconvertibleErrorCode(),
+          "%s: the rewrite breaks host code the original compiles: %s() at "
+          "%s: %s",
+          Command.back().c_str(), Added.front().Function.c_str(),
+          Added.front().Where.c_str(), Added.front().FirstError.c_str());
+  }
+  return View;
+}
+
 Expected<PtxResult> compileToPtx(const CudaToolchain &TC,
                                  const std::vector<std::string> &DeviceCommand,
                                  const CompileOptions &Opts) {
@@ -179,8 +320,9 @@ Expected<PtxResult> compileToPtx(const CudaToolchain &TC,
     Key = compileKey(Fingerprint, keyCommand(Command), Opts.OptLevel,
                      (*MainBuf)->getBuffer());
     R.CacheEntry = Cache->entryPath(Key);
-    if (auto Ptx = Cache->lookup(Key, *VFS, R.Notes)) {
-      R.Ptx = std::move(*Ptx);
+    if (auto Hit = Cache->lookup(Key, *VFS, R.Notes)) {
+      R.Ptx = std::move(Hit->Ptx);
+      R.Warnings = std::move(Hit->Warnings);
       R.Entries = parsePtxEntries(R.Ptx);
       R.FromCache = true;
       return R;
@@ -190,52 +332,64 @@ Expected<PtxResult> compileToPtx(const CudaToolchain &TC,
   DeviceCompileRequest Req;
   Req.Command = Command;
   Req.Overlay = Opts.Overlay;
-  Req.DiagOS = Opts.DiagOS;
   Req.ShowWarnings = Opts.ShowWarnings;
   Req.CollectDeps = Cache.has_value();
 
-  std::optional<DeviceCompileOutput> Out;
-  if (Opts.UsePch && Cache) {
-    // Everything that shapes the PCH: the command without its main file.
-    std::vector<std::string> Flags = keyCommand(Command);
-    Flags.pop_back();
-    std::string PchKey =
-        compileKey(Fingerprint + "pch\n", Flags, Opts.OptLevel, "");
-    SmallString<256> Pch(Dir);
-    sys::path::append(Pch, "pch", PchKey + ".pch");
-    if (ensurePch(Req, std::string(Pch), R.Notes)) {
-      HeldDiagnostics Held(Opts.DiagOS);
-      DeviceCompileRequest PchReq = Req;
-      PchReq.UsePch = std::string(Pch);
-      PchReq.DiagOS = Held.stream();
-      auto PchOut = runDeviceCompile(PchReq);
-      if (PchOut) {
-        Held.show();
-        Out = std::move(*PchOut);
-        R.UsedPch = true;
-      } else {
-        Error E = handleErrors(
-            PchOut.takeError(), [&](std::unique_ptr<DeviceCompileError> DE) -> Error {
-              if (isUserCodeError(*DE, TC, Pch))
-                return Error(std::move(DE));
-              R.Notes.push_back("the CUDA runtime PCH could not be used (" +
-                                DE->Message + "); compiling without it");
-              // Rebuilt by the next compile; this one may be stale or cut.
-              sys::fs::remove(Pch);
-              return Error::success();
-            });
-        if (E) {
-          Held.show();
-          return E;
-        }
-      }
-    }
-  }
+  PchCompile Compile(TC, Opts, Dir, Fingerprint, R);
+  HeldDiagnostics Held(Opts.DiagOS);
+  auto Out = Compile.run(Req, Held.stream());
   if (!Out) {
-    auto Plain = runDeviceCompile(Req);
-    if (!Plain)
-      return Plain.takeError();
-    Out = std::move(*Plain);
+    // Code nvcc accepts, or host code clang rejects, may compile through
+    // the device view; the first compile's diagnostics are the ones shown
+    // when it does not.
+    Error First = Out.takeError();
+    if (!First.isA<DeviceCompileError>()) {
+      Held.show();
+      return std::move(First);
+    }
+    auto View = deviceViewFor(DeviceCommand, Opts.Overlay);
+    if (!View) {
+      consumeError(std::move(First));
+      return View.takeError();
+    }
+    if (!*View) {
+      Held.show();
+      return std::move(First);
+    }
+    DeviceCompileRequest ViewReq = Req;
+    ViewReq.Overlay = (*View)->Files;
+    ViewReq.Command.insert(ViewReq.Command.end() - 1,
+                           (*View)->ExtraFlags.begin(),
+                           (*View)->ExtraFlags.end());
+    HeldDiagnostics ViewHeld(Opts.DiagOS);
+    auto ViewOut = Compile.run(ViewReq, ViewHeld.stream());
+    if (!ViewOut) {
+      consumeError(ViewOut.takeError());
+      Held.show();
+      return std::move(First);
+    }
+    consumeError(std::move(First));
+    ViewHeld.show();
+    Out = std::move(ViewOut);
+    for (const CompatRepair &Rp : (*View)->Repairs)
+      R.Notes.push_back("repaired in memory: " + Rp.Where + ": " + Rp.What);
+    for (const SkippedHostCode &S : (*View)->Skipped)
+      R.Warnings.push_back(describeSkipped(displayPath(Main), S));
+    // The cache checks its entry against the files as they are, not as the
+    // view changed them.
+    for (CacheDep &D : Out->Deps) {
+      auto V = (*View)->Files.find(D.Path);
+      if (V == (*View)->Files.end())
+        continue;
+      auto Orig = VFS->getBufferForFile(D.Path, -1, false);
+      if (!Orig) {
+        Out->DepsIncomplete = true;
+        continue;
+      }
+      D.Hash = sha256Hex((*Orig)->getBuffer());
+    }
+  } else {
+    Held.show();
   }
 
   R.Ptx = std::move(Out->Ptx);
@@ -247,7 +401,7 @@ Expected<PtxResult> compileToPtx(const CudaToolchain &TC,
     if (Out->DepsIncomplete)
       R.Notes.push_back("not cached: a file the compile read could not be "
                         "hashed");
-    else if (Error E = Cache->store(Key, Out->Deps, R.Ptx))
+    else if (Error E = Cache->store(Key, Out->Deps, R.Ptx, R.Warnings))
       R.Notes.push_back("not cached: " + toString(std::move(E)));
   }
   return R;

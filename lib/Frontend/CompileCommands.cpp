@@ -10,6 +10,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/StringSaver.h"
 
+#include <optional>
+
 using namespace llvm;
 using namespace clang::tooling;
 
@@ -45,6 +47,25 @@ private:
 Expected<CompileCommands>
 CompileCommands::create(StringRef BuildDir, std::vector<std::string> ExtraFlags) {
   CompileCommands CC;
+  // `--driver-mode=nvcc` says what the flags are; without it they are nvcc's
+  // when one of them is a flag only nvcc has (-arch=sm_90, --use_fast_math).
+  std::optional<bool> Mode;
+  for (auto It = ExtraFlags.begin(); It != ExtraFlags.end();) {
+    StringRef A = *It;
+    if (A.consume_front("--driver-mode=")) {
+      if (A != "nvcc" && A != "gcc" && A != "g++" && A != "cpp" &&
+          A != "cl" && A != "clang" && A != "clang++")
+        return createStringError(inconvertibleErrorCode(),
+                                 "unknown --driver-mode '%s' after '--' "
+                                 "(expected nvcc, clang or g++)",
+                                 A.str().c_str());
+      Mode = A == "nvcc";
+      It = ExtraFlags.erase(It);
+      continue;
+    }
+    ++It;
+  }
+  CC.ExtraAreNvcc = Mode ? *Mode : looksLikeNvccFlags(ExtraFlags);
   CC.Extra = std::move(ExtraFlags);
   if (BuildDir.empty())
     return CC;
@@ -73,9 +94,45 @@ CompileCommands::create(StringRef BuildDir, std::vector<std::string> ExtraFlags)
 
 Expected<std::vector<std::string>>
 CompileCommands::deviceCommand(StringRef File, const CudaToolchain &TC) const {
+  std::string Abs = absolutePath(File);
+  std::vector<std::string> Notes;
+  auto Cmd = buildCommand(File, Abs, Notes);
+  if (!Cmd)
+    return Cmd.takeError();
+  std::vector<std::string> Out = makeDeviceCommand(*Cmd, Abs, TC, &Notes);
+  if (OnNote && !Notes.empty() && Noted->insert(Abs).second)
+    for (const std::string &N : Notes)
+      OnNote(Abs, N);
+  return Out;
+}
+
+Expected<std::optional<std::vector<std::string>>>
+CompileCommands::nvccFlags(StringRef File) const {
+  std::string Abs = absolutePath(File);
+  std::vector<std::string> Notes;
+  auto Cmd = buildCommand(File, Abs, Notes);
+  if (!Cmd)
+    return Cmd.takeError();
+  if (isNvccCommand(Cmd->front()))
+    return nvccDeviceFlags(*Cmd, Abs);
+  if (ExtraAreNvcc) {
+    std::vector<std::string> Nv = {"nvcc"};
+    Nv.insert(Nv.end(), Extra.begin(), Extra.end());
+    return nvccDeviceFlags(Nv, Abs);
+  }
+  return std::nullopt;
+}
+
+std::string CompileCommands::absolutePath(StringRef File) {
   SmallString<256> Abs(File);
   sys::fs::make_absolute(Abs);
   sys::path::remove_dots(Abs, /*remove_dot_dot=*/true);
+  return std::string(Abs);
+}
+
+Expected<std::vector<std::string>>
+CompileCommands::buildCommand(StringRef File, StringRef Abs,
+                              std::vector<std::string> &Notes) const {
   std::vector<std::string> Cmd;
   if (DB) {
     std::vector<CompileCommand> Cmds = DB->getCompileCommands(Abs);
@@ -141,17 +198,21 @@ CompileCommands::deviceCommand(StringRef File, const CudaToolchain &TC) const {
       Cmd = std::move(Abs2);
     }
     Cmd.insert(Cmd.end(), Extra.begin(), Extra.end());
+    if (ExtraAreNvcc && !isNvccCommand(Cmd.front())) {
+      // nvcc flags after `--` on a clang entry: translated on their own.
+      Cmd.resize(Cmd.size() - Extra.size());
+      std::vector<std::string> Nv = {"nvcc"};
+      Nv.insert(Nv.end(), Extra.begin(), Extra.end());
+      std::vector<std::string> T = translateNvccFlags(Nv, Abs, Notes);
+      Cmd.insert(Cmd.end(), T.begin() + 1, T.end());
+    }
   } else {
-    Cmd.push_back("clang++");
+    // Flags after `--` alone are the command: nvcc's when they are.
+    Cmd.push_back(ExtraAreNvcc ? "nvcc" : "clang++");
     Cmd.insert(Cmd.end(), Extra.begin(), Extra.end());
-    Cmd.push_back(std::string(Abs));
+    Cmd.push_back(Abs.str());
   }
-  std::vector<std::string> Notes;
-  std::vector<std::string> Out = makeDeviceCommand(Cmd, Abs, TC, &Notes);
-  if (OnNote && !Notes.empty() && Noted->insert(std::string(Abs)).second)
-    for (const std::string &N : Notes)
-      OnNote(Abs, N);
-  return Out;
+  return Cmd;
 }
 
 static bool isSourceArg(StringRef A, StringRef File) {
@@ -436,6 +497,14 @@ static const NvccOption *lookupNvcc(StringRef Name) {
        {K::Drop, "nvcc's host compiler check"}},
       {"--allow-unsupported-compiler",
        {K::Drop, "nvcc's host compiler check"}},
+      {"-maxrregcount", {K::DropValue, "a ptxas register limit"}},
+      {"--maxrregcount", {K::DropValue, "a ptxas register limit"}},
+      {"-prec-div", {K::DropValue, "nvcc's division precision"}},
+      {"--prec-div", {K::DropValue, "nvcc's division precision"}},
+      {"-prec-sqrt", {K::DropValue, "nvcc's square root precision"}},
+      {"--prec-sqrt", {K::DropValue, "nvcc's square root precision"}},
+      {"-restrict", {K::Drop, "nvcc's pointer aliasing assumption"}},
+      {"--restrict", {K::Drop, "nvcc's pointer aliasing assumption"}},
       {"-shared", {K::Drop, "linker options"}},
       {"--shared", {K::Drop, "linker options"}},
       {"-static-global-template-stub",
@@ -446,6 +515,35 @@ static const NvccOption *lookupNvcc(StringRef Name) {
   for (const auto &[N, O] : Table)
     if (Name == N)
       return &O;
+  return nullptr;
+}
+
+/// The nvcc option argument \p A spells: `-name`, `-name=value`, then the
+/// joined short forms (-DNAME=1, -Ipath). \p Name is the option's name and
+/// \p Joined its value when it is part of \p A (\p HasJoined).
+static const NvccOption *lookupNvccArg(StringRef A, StringRef &Name,
+                                       StringRef &Joined, bool &HasJoined) {
+  Name = A;
+  Joined = "";
+  HasJoined = false;
+  if (const NvccOption *O = lookupNvcc(A))
+    return O;
+  if (A.contains('=')) {
+    std::tie(Name, Joined) = A.split('=');
+    if (const NvccOption *O = lookupNvcc(Name)) {
+      HasJoined = true;
+      return O;
+    }
+    Name = A;
+    Joined = "";
+  }
+  for (StringRef Short : {"-isystem", "-D", "-U", "-I", "-L", "-l"})
+    if (A.size() > Short.size() && A.starts_with(Short)) {
+      Name = Short;
+      Joined = A.drop_front(Short.size());
+      HasJoined = true;
+      return lookupNvcc(Name);
+    }
   return nullptr;
 }
 
@@ -461,6 +559,43 @@ static bool takesValue(NvccKind K) {
   default:
     return true;
   }
+}
+
+bool looksLikeNvccFlags(const std::vector<std::string> &Flags) {
+  for (StringRef A : Flags) {
+    if (!A.starts_with("-"))
+      continue;
+    const NvccOption *O = lookupNvcc(A.split('=').first);
+    if (!O)
+      continue;
+    switch (O->Kind) {
+    case NvccKind::Arch:
+    case NvccKind::Gencode:
+    case NvccKind::Code:
+    case NvccKind::HostOptions:
+    case NvccKind::Rdc:
+    case NvccKind::DeviceC:
+    case NvccKind::FastMath:
+    case NvccKind::Ftz:
+    case NvccKind::Fmad:
+    case NvccKind::DefaultStream:
+      return true;
+    default:
+      break;
+    }
+    // Options of nvcc's other tools and nvcc-only spellings; none of them
+    // is a clang flag.
+    StringRef Name = A.split('=').first;
+    if (Name.starts_with("-X") || Name.starts_with("--expt-") ||
+        Name.starts_with("-expt-") || Name == "-lineinfo" ||
+        Name == "--generate-line-info" || Name == "--extended-lambda" ||
+        Name == "-extended-lambda" || Name == "-ccbin" ||
+        Name == "--compiler-bindir" || Name == "--options-file" ||
+        Name == "-optf" || Name == "--std" || Name == "--ptxas-options" ||
+        Name == "--compiler-options")
+      return true;
+  }
+  return false;
 }
 
 /// Adds the arch names of one nvcc arch value (`sm_90`, `compute_90`,
@@ -495,18 +630,8 @@ static unsigned archNumber(StringRef A) {
   return V;
 }
 
-/// The newest of \p Arches; of equal numbers the suffixed one (sm_90a),
-/// whose features are a superset.
-static std::string newestArch(const std::vector<std::string> &Arches) {
-  std::string Best;
-  for (const std::string &A : Arches)
-    if (Best.empty() || archNumber(A) > archNumber(Best) ||
-        (archNumber(A) == archNumber(Best) && A.size() > Best.size()))
-      Best = A;
-  return Best;
-}
-
-std::string buildGpuArch(const std::vector<std::string> &Command) {
+std::vector<std::string>
+buildGpuArches(const std::vector<std::string> &Command) {
   std::vector<std::string> Real, Virtual;
   bool Nvcc = !Command.empty() && isNvccCommand(Command.front());
   for (size_t I = 1; I < Command.size(); ++I) {
@@ -532,7 +657,29 @@ std::string buildGpuArch(const std::vector<std::string> &Command) {
                                          : StringRef());
     collectArches(V, Real, Virtual);
   }
-  return newestArch(Real.empty() ? Virtual : Real);
+  std::vector<std::string> &Out = Real.empty() ? Virtual : Real;
+  std::vector<std::string> Unique;
+  for (std::string &A : Out)
+    if (!is_contained(Unique, A))
+      Unique.push_back(std::move(A));
+  return Unique;
+}
+
+std::string gpuArchForBuild(StringRef Arch,
+                            const std::vector<std::string> &BuildArches) {
+  // `a` (arch-specific) features are a superset of `f` (family) ones.
+  std::string Best = Arch.str();
+  for (const std::string &B : BuildArches) {
+    if (archNumber(B) != archNumber(Arch))
+      continue;
+    StringRef Suffix = StringRef(B).drop_while([](char C) {
+      return C != '_';
+    }).drop_front().drop_while(isDigit);
+    StringRef BestSuffix = StringRef(Best).drop_front(3).drop_while(isDigit);
+    if (Suffix == "a" || (Suffix == "f" && BestSuffix.empty()))
+      Best = B;
+  }
+  return Best;
 }
 
 /// Host compiler flags from -Xcompiler that change what the translation unit
@@ -573,9 +720,9 @@ static void translateHostFlags(StringRef List, std::vector<std::string> &Out,
 /// Rewrites an nvcc command line (argv[0] first) as clang flags. Output and
 /// dependency flags are kept in clang's spelling for the common filter to
 /// drop; every flag dropped here gets a note.
-static std::vector<std::string>
-translateNvcc(const std::vector<std::string> &Command, StringRef File,
-              std::vector<std::string> &Notes) {
+std::vector<std::string>
+translateNvccFlags(const std::vector<std::string> &Command, StringRef File,
+                   std::vector<std::string> &Notes) {
   std::vector<std::string> Out;
   Out.push_back(Command.front());
   bool FastMath = false, Ftz = false, FmadOff = false;
@@ -598,23 +745,9 @@ translateNvcc(const std::vector<std::string> &Command, StringRef File,
       continue;
     }
     // `-name`, `-name=value`, then the joined short forms -DNAME=1, -Ipath.
-    StringRef Name = A, Joined;
+    StringRef Name, Joined;
     bool HasJoined = false;
-    const NvccOption *O = lookupNvcc(A);
-    if (!O && A.contains('=')) {
-      std::tie(Name, Joined) = A.split('=');
-      O = lookupNvcc(Name);
-      HasJoined = O != nullptr;
-    }
-    if (!O)
-      for (StringRef Short : {"-isystem", "-D", "-U", "-I", "-L", "-l"})
-        if (A.size() > Short.size() && A.starts_with(Short)) {
-          Name = Short;
-          Joined = A.drop_front(Short.size());
-          HasJoined = true;
-          O = lookupNvcc(Name);
-          break;
-        }
+    const NvccOption *O = lookupNvccArg(A, Name, Joined, HasJoined);
     if (!O && (A.starts_with("-O") && A.size() == 3)) {
       Out.push_back(A.str());
       continue;
@@ -725,6 +858,76 @@ translateNvcc(const std::vector<std::string> &Command, StringRef File,
   return Out;
 }
 
+std::vector<std::string> nvccDeviceFlags(const std::vector<std::string> &Command,
+                                         StringRef File) {
+  std::vector<std::string> Out;
+  for (size_t I = 1; I < Command.size(); ++I) {
+    StringRef A = Command[I];
+    if (A.starts_with("-working-directory=") || !A.starts_with("-"))
+      continue; // The source, or an input the timing build does not take.
+    StringRef Name, Joined;
+    bool HasJoined = false;
+    const NvccOption *O = lookupNvccArg(A, Name, Joined, HasJoined);
+    if (!O) {
+      // -O3 is the device command's; anything else nvcc knows and this
+      // table does not goes to nvcc as it is.
+      if (!(A.starts_with("-O") && A.size() == 3))
+        Out.push_back(A.str());
+      continue;
+    }
+    std::string Value;
+    bool Separate = !HasJoined && takesValue(O->Kind);
+    if (Separate) {
+      if (I + 1 >= Command.size())
+        continue;
+      Value = Command[++I];
+    }
+    auto Keep = [&] {
+      Out.push_back(A.str());
+      if (Separate)
+        Out.push_back(Value);
+    };
+    switch (O->Kind) {
+    case NvccKind::FastMath:
+    case NvccKind::Ftz:
+    case NvccKind::Fmad:
+    case NvccKind::Rdc:
+    case NvccKind::DefaultStream:
+      Keep();
+      break;
+    case NvccKind::DeviceC:
+      Out.push_back("-rdc=true");
+      break;
+    case NvccKind::Drop:
+    case NvccKind::DropValue: {
+      // What shapes the device code or lets it compile; not outputs, the
+      // host compiler, parallelism, linking or warnings as errors (a
+      // candidate may warn where the original did not).
+      static const char *Device[] = {
+          "-Xptxas", "--ptxas-options", "-lineinfo", "--generate-line-info",
+          "-G", "--device-debug", "--expt-relaxed-constexpr",
+          "-expt-relaxed-constexpr", "--expt-extended-lambda",
+          "-expt-extended-lambda", "--extended-lambda", "-extended-lambda",
+          "-Xcudafe", "-maxrregcount", "--maxrregcount", "-prec-div",
+          "--prec-div", "-prec-sqrt", "--prec-sqrt", "-restrict",
+          "--restrict", "-diag-suppress", "--diag-suppress",
+          "-diag_suppress", "--diag_suppress", "-allow-unsupported-compiler",
+          "--allow-unsupported-compiler", "-static-global-template-stub",
+          "--static-global-template-stub"};
+      if (is_contained(Device, Name))
+        Keep();
+      break;
+    }
+    default:
+      // -D, -I, -std, ... come from the device command; the arch is the
+      // timing build's; outputs and dependency files are not wanted.
+      break;
+    }
+  }
+  (void)File;
+  return Out;
+}
+
 std::vector<std::string>
 makeDeviceCommand(const std::vector<std::string> &Command, StringRef File,
                   const CudaToolchain &TC, std::vector<std::string> *Notes) {
@@ -732,21 +935,36 @@ makeDeviceCommand(const std::vector<std::string> &Command, StringRef File,
   std::vector<std::string> Input = Command;
   std::string Arch = TC.gpuArch().str();
   if (!Command.empty() && isNvccCommand(Command.front())) {
-    Input = translateNvcc(Command, File, Dropped);
-    // What the user typed wins; otherwise the arch the build compiles for.
-    std::string BuildArch = buildGpuArch(Command);
-    if (!BuildArch.empty() && BuildArch != Arch) {
-      if (TC.gpuArchIsExplicit())
-        Dropped.push_back("the build compiles for " + BuildArch +
-                          "; parsing for " + Arch + " (--cuda-gpu-arch)");
-      else
-        Arch = BuildArch;
+    Input = translateNvccFlags(Command, File, Dropped);
+    // The code is parsed for the GPU it will run on (or what the user
+    // typed), not for the newest arch of a build that targets many: an
+    // sm_120a build path is not what an H100 runs. The build's list only
+    // adds its `a`/`f` suffix to that arch, as nvcc compiles it.
+    std::vector<std::string> BuildArches = buildGpuArches(Command);
+    if (!BuildArches.empty()) {
+      std::string List = join(BuildArches, ", ");
+      if (TC.gpuArchIsExplicit()) {
+        if (!is_contained(BuildArches, Arch))
+          Dropped.push_back("the build compiles for " + List +
+                            "; parsing for " + Arch + " (--cuda-gpu-arch)");
+      } else {
+        std::string Chosen = gpuArchForBuild(Arch, BuildArches);
+        Dropped.push_back("GPU arch " + Chosen + " (" +
+                          TC.gpuArchOrigin().str() +
+                          (Chosen != Arch
+                               ? ", " + Arch + ", with the build's suffix"
+                               : std::string()) +
+                          "); the build compiles for " + List);
+        Arch = Chosen;
+      }
     }
-    if (!BuildArch.empty() && !TC.gpuArchIsExplicit())
-      Dropped.push_back("GPU arch " + Arch + " from the build's command");
   }
   std::vector<std::string> Out;
   Out.push_back("clang++");
+  // nvcc's implicit include folders, macros and headers come before the
+  // build's flags, as nvcc's own do: a build's -include sees them.
+  for (std::string &F : TC.nvccCompatFlags())
+    Out.push_back(std::move(F));
   for (size_t I = 1; I < Input.size(); ++I) {
     StringRef A = Input[I];
     auto Next = [&]() -> StringRef {

@@ -1,5 +1,7 @@
 //===- CudaParser.cpp -----------------------------------------------------===//
 #include "astra/Frontend/CudaParser.h"
+#include "CompatRepair.h"
+#include "astra/Frontend/CudaToolchain.h"
 
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Driver/CreateInvocationFromArgs.h"
@@ -38,74 +40,175 @@ makeOverlayFileSystem(const FileOverlay &Overlay) {
   return Over;
 }
 
-namespace {
-/// Prints errors always and warnings on request, and counts both, so a
-/// caller can refuse an AST that had errors even when it printed nothing.
-class FilteringPrinter : public TextDiagnosticPrinter {
-public:
-  FilteringPrinter(raw_ostream &OS, DiagnosticOptions &Opts, bool Warnings)
-      : TextDiagnosticPrinter(OS, Opts), Warnings(Warnings) {}
-  void HandleDiagnostic(DiagnosticsEngine::Level L,
-                        const Diagnostic &Info) override {
-    DiagnosticConsumer::HandleDiagnostic(L, Info);
-    if (L >= DiagnosticsEngine::Error || Warnings ||
-        (L == DiagnosticsEngine::Note && LastPrinted))
-      TextDiagnosticPrinter::HandleDiagnostic(L, Info);
-    if (L != DiagnosticsEngine::Note)
-      LastPrinted = L >= DiagnosticsEngine::Error || Warnings;
-  }
-
-private:
-  bool Warnings;
-  bool LastPrinted = false;
-};
-} // namespace
+/// Rounds of repairs before the parse gives up on them: each round fixes
+/// every repairable error clang reported, and a fix can reveal another (a
+/// `template` keyword that lets clang see the call's arguments).
+static constexpr unsigned MaxRepairRounds = 8;
 
 Expected<std::unique_ptr<ParsedFile>>
 parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
   if (Command.size() < 2)
     return createStringError(inconvertibleErrorCode(), "empty compile command");
-  std::unique_ptr<ParsedFile> PF(new ParsedFile());
-  PF->MainFile = Command.back();
-  PF->DiagOpts = std::make_shared<DiagnosticOptions>();
-  PF->DiagOpts->ShowColors = Opts.DiagOS && Opts.DiagOS->has_colors();
-  if (Opts.DiagOS)
-    PF->Printer = std::make_unique<FilteringPrinter>(*Opts.DiagOS, *PF->DiagOpts,
-                                                     Opts.ShowWarnings);
-  else
-    PF->Printer = std::make_unique<IgnoringDiagConsumer>();
-  PF->Diags = makeIntrusiveRefCnt<DiagnosticsEngine>(
-      DiagnosticIDs::create(), *PF->DiagOpts, PF->Printer.get(),
-      /*ShouldOwnClient=*/false);
+  bool Repair = hasNvccCompat(Command);
+  bool Colors = Opts.DiagOS && Opts.DiagOS->has_colors();
+  DeviceView View;
+  View.Files = Opts.Overlay;
+  auto ParseOnce = [](ParsedFile &PF, DiagnosticRecorder &Recorder,
+                        const std::vector<std::string> &Command,
+                        const FileOverlay &Overlay) -> Error {
+    PF.Diags = makeIntrusiveRefCnt<DiagnosticsEngine>(
+        DiagnosticIDs::create(), *PF.DiagOpts, &Recorder,
+        /*ShouldOwnClient=*/false);
+    // Every error is seen (the recorder shows the first 20): repairs and the
+    // host-error triage need all of them.
+    PF.Diags->setErrorLimit(0);
 
-  IntrusiveRefCntPtr<vfs::FileSystem> VFS = makeOverlayFileSystem(Opts.Overlay);
-  std::vector<const char *> Argv;
-  for (const std::string &A : Command)
-    Argv.push_back(A.c_str());
-  CreateInvocationOptions CIOpts;
-  CIOpts.Diags = PF->Diags;
-  CIOpts.VFS = VFS;
-  std::shared_ptr<CompilerInvocation> CI = createInvocation(Argv, CIOpts);
-  if (!CI)
-    return createStringError(inconvertibleErrorCode(),
-                             "%s: cannot build a compiler invocation from the "
-                             "compile command",
-                             PF->MainFile.c_str());
-  if (PF->Diags->hasErrorOccurred())
-    return createStringError(inconvertibleErrorCode(),
-                             "%s: invalid compile flags", PF->MainFile.c_str());
+    IntrusiveRefCntPtr<vfs::FileSystem> VFS = makeOverlayFileSystem(Overlay);
+    std::vector<const char *> Argv;
+    for (const std::string &A : Command)
+      Argv.push_back(A.c_str());
+    CreateInvocationOptions CIOpts;
+    CIOpts.Diags = PF.Diags;
+    CIOpts.VFS = VFS;
+    std::shared_ptr<CompilerInvocation> CI = createInvocation(Argv, CIOpts);
+    if (!CI)
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: cannot build a compiler invocation from the "
+                               "compile command",
+                               PF.MainFile.c_str());
+    if (PF.Diags->hasErrorOccurred())
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: invalid compile flags", PF.MainFile.c_str());
+    CI->getDiagnosticOpts().ErrorLimit = 0;
 
-  auto FM = makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), VFS);
-  PF->AST = ASTUnit::LoadFromCompilerInvocation(
-      CI, std::make_shared<PCHContainerOperations>(), PF->DiagOpts, PF->Diags,
-      FM);
-  if (!PF->AST || PF->Diags->hasErrorOccurred()) {
+    auto FM = makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), VFS);
+    PF.AST = ASTUnit::LoadFromCompilerInvocation(
+        CI, std::make_shared<PCHContainerOperations>(), PF.DiagOpts, PF.Diags,
+        FM);
+    return Error::success();
+  };
+  auto Show = [&](const DiagnosticRecorder &R) {
+    if (Opts.DiagOS)
+      *Opts.DiagOS << R.text();
+  };
+  // The errors of the round before: a repair that does not change them
+  // (clang suggests a fix that does not fix) ends the repairs.
+  std::vector<std::string> Before;
+  for (unsigned Round = 0;; ++Round) {
+    std::vector<std::string> Cmd = Command;
+    Cmd.insert(Cmd.end() - 1, View.ExtraFlags.begin(), View.ExtraFlags.end());
+    std::unique_ptr<ParsedFile> PF(new ParsedFile());
+    PF->MainFile = Command.back();
+    PF->DiagOpts = std::make_shared<DiagnosticOptions>();
+    PF->DiagOpts->ShowColors = Colors;
+    auto Recorder = std::make_unique<DiagnosticRecorder>(
+        Colors, *PF->DiagOpts, Opts.ShowWarnings, Repair);
+    DiagnosticRecorder &Rec = *Recorder;
+    PF->Printer = std::move(Recorder);
+    if (Error E = ParseOnce(*PF, Rec, Cmd, View.Files)) {
+      Show(Rec);
+      return E;
+    }
     unsigned N = PF->Diags->getNumErrors();
+    if (!PF->AST)
+      N = std::max(N, 1u);
+    if (N == 0) {
+      Show(Rec);
+      PF->View = std::move(View);
+      return PF;
+    }
+    // Repair what nvcc would have accepted, then parse again; a round that
+    // finds nothing new to repair ends the repairs.
+    std::vector<std::string> Now;
+    for (const ErrorRecord &E : Rec.errors())
+      Now.push_back(E.Formatted);
+    if (Repair && Round < MaxRepairRounds && Now != Before) {
+      Before = std::move(Now);
+      bool Progress = false;
+      if (!Rec.edits().empty()) {
+        for (auto &[Path, Es] : applyEdits(View.Files, Rec.edits(), Rec.texts()))
+          View.RepairEdits[Path].push_back(std::move(Es));
+        Progress = true;
+      }
+      if (Rec.needsRdc() && !is_contained(View.ExtraFlags, "-fgpu-rdc")) {
+        View.ExtraFlags.push_back("-fgpu-rdc");
+        Progress = true;
+      }
+      if (Progress) {
+        View.Repairs.insert(View.Repairs.end(), Rec.repairs().begin(),
+                            Rec.repairs().end());
+        continue;
+      }
+    }
+    if (PF->AST && Opts.TolerateHostErrors)
+      if (std::optional<HostTriage> T =
+              triageHostErrors(PF->context(), Rec.errors())) {
+        if (Opts.ShowWarnings)
+          Show(Rec);
+        applyEdits(View.Files, T->Stubs, T->Texts);
+        View.Skipped = std::move(T->Skipped);
+        PF->View = std::move(View);
+        return PF;
+      }
+    Show(Rec);
     return createStringError(inconvertibleErrorCode(),
                              "%s: %u error%s while parsing the device side",
                              PF->MainFile.c_str(), N, N == 1 ? "" : "s");
   }
-  return PF;
+}
+
+std::optional<unsigned> originalOffset(const DeviceView &View, StringRef Path,
+                                       unsigned Offset) {
+  auto It = View.RepairEdits.find(Path.str());
+  if (It == View.RepairEdits.end())
+    return Offset;
+  // Undo the rounds from the last: each maps its result back to its input.
+  for (auto R = It->second.rbegin(); R != It->second.rend(); ++R) {
+    long Delta = 0;
+    unsigned Back = Offset;
+    for (const TextEdit &E : *R) {
+      unsigned Start = E.Offset + Delta, End = Start + E.Text.size();
+      if (Offset < Start)
+        break;
+      if (Offset > Start && Offset < End)
+        return std::nullopt;
+      if (Offset == Start) {
+        Back = E.Offset;
+        Delta = 0;
+        break;
+      }
+      Delta += long(E.Text.size()) - long(E.Length);
+      Back = Offset - Delta;
+    }
+    Offset = Back;
+  }
+  return Offset;
+}
+
+std::vector<SkippedHostCode>
+addedHostErrors(const std::vector<SkippedHostCode> &Before,
+                const std::vector<SkippedHostCode> &After) {
+  std::vector<SkippedHostCode> Added;
+  for (const SkippedHostCode &A : After) {
+    bool Known = llvm::any_of(Before, [&](const SkippedHostCode &B) {
+      return B.Function == A.Function && B.Message == A.Message &&
+             A.Errors <= B.Errors;
+    });
+    if (!Known)
+      Added.push_back(A);
+  }
+  return Added;
+}
+
+std::string describeSkipped(StringRef File, const SkippedHostCode &S) {
+  std::string Text = (File + ": host code clang rejects is left out of the "
+                             "device side: " +
+                      S.Function + "() at " + S.Where + ", first error " +
+                      S.FirstError)
+                         .str();
+  if (S.Errors > 1)
+    Text += " (" + std::to_string(S.Errors) + " errors)";
+  return Text;
 }
 
 } // namespace astra

@@ -94,6 +94,22 @@ static bool mergeInsertion(tooling::Replacements &Set,
   return true;
 }
 
+/// \p R, made on the parsed text of its file, on the text as given; nullopt
+/// when it starts or ends inside a repair.
+static std::optional<tooling::Replacement>
+toGivenText(const tooling::Replacement &R, const DeviceView &View) {
+  if (View.RepairEdits.empty())
+    return R;
+  std::string Path = absolute(R.getFilePath());
+  std::optional<unsigned> B = originalOffset(View, Path, R.getOffset());
+  std::optional<unsigned> E =
+      originalOffset(View, Path, R.getOffset() + R.getLength());
+  if (!B || !E || *E < *B)
+    return std::nullopt;
+  return tooling::Replacement(R.getFilePath(), *B, *E - *B,
+                              R.getReplacementText());
+}
+
 /// Runs \p P over the selected kernels of one parse; fills explanations and
 /// conflicts and returns the merged replacements.
 static std::map<std::string, tooling::Replacements>
@@ -142,7 +158,20 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
         L.Grid3 = PC.delinearized();
     }
     for (const auto &[Path, Set] : PC.replacements())
-      for (const tooling::Replacement &R : Set) {
+      for (const tooling::Replacement &Parsed : Set) {
+        // The AST is of the text with nvcc-compat repairs (CudaParser.h);
+        // edits go to the text as given, where the repairs are not.
+        std::optional<tooling::Replacement> Given =
+            toGivenText(Parsed, PF.view());
+        if (!Given) {
+          Conflicts.push_back(Path + ": " + P.name().str() +
+                              ": an edit for kernel '" + K.QualifiedName +
+                              "' overlaps code repaired in memory for clang; "
+                              "left unchanged at offset " +
+                              std::to_string(Parsed.getOffset()));
+          continue;
+        }
+        const tooling::Replacement &R = *Given;
         // Two kernels calling one helper (warp-reduce's block_reduce in a
         // shared header) ask for the same edit of it: made once.
         if (is_contained(PassRepls[Path], R))
@@ -236,6 +265,20 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
   }
 
   bool KernelFound = Req.Kernel.empty();
+  // The host code the input skips (CudaParser.h): the output of a pass may
+  // not skip more, since the device view would hide what it broke.
+  std::vector<SkippedHostCode> Skipped;
+  auto BrokeHostCode = [&](const ParsedFile &PF,
+                           StringRef By) -> std::optional<std::string> {
+    std::vector<SkippedHostCode> Added =
+        addedHostErrors(Skipped, PF.view().Skipped);
+    if (Added.empty())
+      return std::nullopt;
+    return MainFile + ": the code produced by pass '" + By.str() +
+           "' breaks host code (a bug in the pass; please report it): " +
+           Added.front().Function + "() at " + Added.front().Where + ": " +
+           Added.front().FirstError;
+  };
   for (size_t PI = 0; PI < Pipeline.size(); ++PI) {
     Pass &P = *Pipeline[PI];
     ParseOptions PO;
@@ -252,6 +295,10 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
           MainFile.c_str(), Pipeline[PI - 1]->name().str().c_str(),
           toString(PF.takeError()).c_str());
     }
+    if (PI == 0)
+      Skipped = (*PF)->view().Skipped;
+    else if (auto Why = BrokeHostCode(**PF, Pipeline[PI - 1]->name()))
+      return createStringError(inconvertibleErrorCode(), *Why);
     std::vector<KernelInfo> Kernels = collectKernels((*PF)->context());
     // Launch edits count only when the pass's replacements are applied.
     RewriteResult Launches;
@@ -342,6 +389,8 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
           "pass; please report it): %s",
           MainFile.c_str(), Result.Applied.back().c_str(),
           toString(PF.takeError()).c_str());
+    if (auto Why = BrokeHostCode(**PF, Result.Applied.back()))
+      return createStringError(inconvertibleErrorCode(), *Why);
   }
   for (auto &[Path, Text] : Current)
     if (Result.Original.count(Path) && Result.Original[Path] != Text)

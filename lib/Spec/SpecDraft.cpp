@@ -324,6 +324,36 @@ private:
   DenseMap<const VarDecl *, SmallPtrSet<const ParmVarDecl *, 4>> Holds;
 };
 
+/// The `extern __shared__` array (dynamic shared memory) that \p Kernel or
+/// a device function it calls uses, if any: its size is the launch's third
+/// argument, which no default of 0 can stand for.
+const VarDecl *dynamicSharedArray(const FunctionDecl *Kernel) {
+  struct Walk : RecursiveASTVisitor<Walk> {
+    SmallPtrSet<const FunctionDecl *, 8> Seen;
+    SmallVector<const FunctionDecl *, 8> Work;
+    const VarDecl *Found = nullptr;
+    bool VisitDeclRefExpr(DeclRefExpr *E) {
+      if (auto *V = dyn_cast<VarDecl>(E->getDecl())) {
+        if (V->hasAttr<CUDASharedAttr>() && V->hasExternalStorage() &&
+            V->getType()->isIncompleteArrayType() && !Found)
+          Found = V;
+      } else if (auto *F = dyn_cast<FunctionDecl>(E->getDecl())) {
+        add(F);
+      }
+      return true;
+    }
+    void add(const FunctionDecl *F) {
+      const FunctionDecl *Def = nullptr;
+      if (F->hasBody(Def) && Seen.insert(Def).second)
+        Work.push_back(Def);
+    }
+  } W;
+  W.add(Kernel);
+  while (!W.Work.empty() && !W.Found)
+    W.TraverseStmt(W.Work.pop_back_val()->getBody());
+  return W.Found;
+}
+
 /// One line of the draft: text and an optional trailing comment.
 struct Line {
   std::string Text, Comment;
@@ -395,22 +425,32 @@ std::string draftEntry(ASTContext &Ctx, const SpecTarget &T) {
                                                     /*Qualified=*/false);
   }
   Line LaunchLine;
+  const VarDecl *DynShared = dynamicSharedArray(FD);
+  std::string NoShmem = DynShared ? "\"shmem\": \"TODO\"" : "\"shmem\": \"0\"";
+  std::string ShmemTodo =
+      DynShared ? "TODO: shmem: the kernel uses extern __shared__ '" +
+                      DynShared->getNameAsString() +
+                      "' (dynamic shared memory); its size in bytes"
+                : "";
   if (!Launch) {
-    LaunchLine = {"\"launch\": {\"grid\": \"TODO\", \"block\": \"TODO\", "
-                  "\"shmem\": \"0\"}",
+    LaunchLine = {"\"launch\": {\"grid\": \"TODO\", \"block\": \"TODO\", " +
+                      NoShmem + "}",
                   "TODO: no launch in this file; grid and block as "
-                  "expressions over the shape variables"};
+                  "expressions over the shape variables" +
+                      (DynShared ? "; " + ShmemTodo.substr(6) : "")};
   } else {
     LaunchTranslator LT(Ctx, Launch, FD);
     const CallExpr *Config = Launch->getConfig();
     std::vector<std::string> Parts;
     std::vector<std::string> Todo;
+    bool ShmemDefaulted = false;
     static const char *const Fields[] = {"grid", "block", "shmem"};
     for (unsigned I = 0; I < 3; ++I) {
       const Expr *A = Config && I < Config->getNumArgs() ? Config->getArg(I)
                                                          : nullptr;
       if (I == 2 && (!A || isa<CXXDefaultArgExpr>(A))) {
-        Parts.push_back("\"shmem\": \"0\"");
+        Parts.push_back(NoShmem);
+        ShmemDefaulted = true;
         continue;
       }
       if (!A) {
@@ -446,6 +486,8 @@ std::string draftEntry(ASTContext &Ctx, const SpecTarget &T) {
     if (!Todo.empty())
       Comment += "; TODO: write in terms of the shape variables (" +
                  join(Todo, "; ") + ")";
+    if (ShmemDefaulted && DynShared)
+      Comment += "; " + ShmemTodo;
     LaunchLine = {"\"launch\": {" + join(Parts, ", ") + "}", Comment};
     for (const std::string &V : LT.NewVars)
       Vars.push_back({quote(V) + ": \"TODO\"",

@@ -79,45 +79,64 @@ TEST(CompileCommandsNvcc, DetectsNvccByBaseName) {
   EXPECT_FALSE(isNvccCommand("/opt/nvcc-wrapper"));
 }
 
-TEST(CompileCommandsNvcc, ArchForms) {
-  EXPECT_EQ(nvcc({"-arch=sm_80"}).arch(), "sm_80");
-  EXPECT_EQ(nvcc({"-arch", "sm_75"}).arch(), "sm_75");
-  EXPECT_EQ(nvcc({"--gpu-architecture=sm_86"}).arch(), "sm_86");
-  EXPECT_EQ(nvcc({"--gpu-architecture", "compute_80"}).arch(), "sm_80");
-  EXPECT_EQ(nvcc({"-gencode", "arch=compute_80,code=sm_80"}).arch(), "sm_80");
-  EXPECT_EQ(nvcc({"-gencode=arch=compute_90a,code=sm_90a"}).arch(), "sm_90a");
-  // CMake's spelling for CUDA_ARCHITECTURES 90.
-  EXPECT_EQ(nvcc({"--generate-code=arch=compute_90,code=[compute_90,sm_90]"})
-                .arch(),
-            "sm_90");
-  EXPECT_EQ(nvcc({"--generate-code", "arch=compute_75,code=\"sm_75,compute_75\""})
-                .arch(),
-            "sm_75");
-  EXPECT_EQ(nvcc({"-code=sm_86", "-arch=compute_80"}).arch(), "sm_86");
-  // No arch in the build: the toolchain's default.
-  EXPECT_EQ(nvcc({"-O3"}).arch(), "sm_90");
-  // -arch=native names no arch that can be read off the command.
-  EXPECT_EQ(nvcc({"-arch=native"}).arch(), "sm_90");
+using Arches = std::vector<std::string>;
+
+Arches archesOf(std::vector<std::string> Args) {
+  Args.insert(Args.begin(), "nvcc");
+  return buildGpuArches(Args);
 }
 
-TEST(CompileCommandsNvcc, NewestOfSeveralArchesWins) {
-  Translated T = nvcc({"-gencode", "arch=compute_70,code=sm_70", "-gencode",
-                       "arch=compute_90,code=sm_90", "-gencode",
-                       "arch=compute_80,code=sm_80"});
-  EXPECT_EQ(T.arch(), "sm_90");
-  EXPECT_EQ(nvcc({"--generate-code=arch=compute_80,code=[sm_80,sm_86]"}).arch(),
-            "sm_86");
-  // sm_90a has every feature of sm_90.
-  EXPECT_EQ(nvcc({"-arch=sm_90", "-gencode=arch=compute_90a,code=sm_90a"})
+TEST(CompileCommandsNvcc, ArchForms) {
+  EXPECT_EQ(archesOf({"-arch=sm_80"}), Arches{"sm_80"});
+  EXPECT_EQ(archesOf({"-arch", "sm_75"}), Arches{"sm_75"});
+  EXPECT_EQ(archesOf({"--gpu-architecture=sm_86"}), Arches{"sm_86"});
+  EXPECT_EQ(archesOf({"--gpu-architecture", "compute_80"}), Arches{"sm_80"});
+  EXPECT_EQ(archesOf({"-gencode", "arch=compute_80,code=sm_80"}),
+            Arches{"sm_80"});
+  EXPECT_EQ(archesOf({"-gencode=arch=compute_90a,code=sm_90a"}),
+            Arches{"sm_90a"});
+  // CMake's spelling for CUDA_ARCHITECTURES 90.
+  EXPECT_EQ(archesOf({"--generate-code=arch=compute_90,code=[compute_90,sm_90]"}),
+            Arches{"sm_90"});
+  EXPECT_EQ(
+      archesOf({"--generate-code", "arch=compute_75,code=\"sm_75,compute_75\""}),
+      Arches{"sm_75"});
+  EXPECT_EQ(archesOf({"-code=sm_86", "-arch=compute_80"}), Arches{"sm_86"});
+  EXPECT_EQ(archesOf({"-gencode", "arch=compute_70,code=sm_70", "-gencode",
+                      "arch=compute_90,code=sm_90", "-gencode",
+                      "arch=compute_80,code=sm_80"}),
+            (Arches{"sm_70", "sm_90", "sm_80"}));
+  // A real arch is preferred over a virtual one (the build runs SASS).
+  EXPECT_EQ(archesOf({"-gencode=arch=compute_100,code=compute_100",
+                      "-gencode=arch=compute_80,code=sm_80"}),
+            Arches{"sm_80"});
+  EXPECT_EQ(archesOf({"-O3"}), Arches{});
+  // -arch=native names no arch that can be read off the command.
+  EXPECT_EQ(archesOf({"-arch=native"}), Arches{});
+}
+
+TEST(CompileCommandsNvcc, ArchIsTheGpusWithTheBuildsSuffix) {
+  // The toolchain's arch (the GPU's, or sm_90) is parsed for, not the
+  // newest of the build's: sgl-kernel builds sm_90a, sm_100a and sm_120a.
+  EXPECT_EQ(nvcc({"-gencode=arch=compute_90a,code=sm_90a",
+                  "-gencode=arch=compute_100a,code=sm_100a",
+                  "-gencode=arch=compute_120a,code=sm_120a"})
                 .arch(),
             "sm_90a");
-  // A real arch is preferred over a newer virtual one (the build runs SASS).
-  EXPECT_EQ(nvcc({"-gencode=arch=compute_100,code=compute_100",
-                  "-gencode=arch=compute_80,code=sm_80"})
-                .arch(),
-            "sm_80");
-  EXPECT_EQ(buildGpuArch({"nvcc", "-arch=sm_70", "-arch=sm_89"}), "sm_89");
-  EXPECT_EQ(buildGpuArch({"nvcc", "-O3"}), "");
+  Translated T = nvcc({"-gencode", "arch=compute_75,code=sm_75", "-gencode",
+                       "arch=compute_86,code=sm_86"});
+  EXPECT_EQ(T.arch(), "sm_90");
+  EXPECT_TRUE(T.noted("GPU arch sm_90 (the default); the build compiles for "
+                      "sm_75, sm_86"));
+  EXPECT_TRUE(nvcc({"-arch=sm_90a"}).noted(
+      "GPU arch sm_90a (the default, sm_90, with the build's suffix)"));
+  EXPECT_EQ(nvcc({"-O3"}).arch(), "sm_90");
+  // The `a` features are a superset of the plain and the `f` ones.
+  EXPECT_EQ(gpuArchForBuild("sm_90", {"sm_90", "sm_90a"}), "sm_90a");
+  EXPECT_EQ(gpuArchForBuild("sm_100", {"sm_100f"}), "sm_100f");
+  EXPECT_EQ(gpuArchForBuild("sm_100", {"sm_100a", "sm_100f"}), "sm_100a");
+  EXPECT_EQ(gpuArchForBuild("sm_100", {"sm_100f", "sm_100a"}), "sm_100a");
+  EXPECT_EQ(gpuArchForBuild("sm_90", {"sm_100a"}), "sm_90");
 }
 
 TEST(CompileCommandsNvcc, CommandLineArchWinsOverTheBuild) {
@@ -126,6 +145,82 @@ TEST(CompileCommandsNvcc, CommandLineArchWinsOverTheBuild) {
   Translated T = nvcc({"-arch=sm_90"}, TC);
   EXPECT_EQ(T.arch(), "sm_80");
   EXPECT_TRUE(T.noted("the build compiles for sm_90; parsing for sm_80"));
+}
+
+TEST(CompileCommandsNvcc, FlagsAfterDashDashAreNvccsWhenOnlyNvccHasThem) {
+  EXPECT_TRUE(looksLikeNvccFlags({"-O3", "--use_fast_math"}));
+  EXPECT_TRUE(looksLikeNvccFlags({"-arch=sm_90", "-Iinc"}));
+  EXPECT_TRUE(looksLikeNvccFlags({"-gencode", "arch=compute_90,code=sm_90"}));
+  EXPECT_TRUE(looksLikeNvccFlags({"-Xptxas", "-v"}));
+  EXPECT_TRUE(looksLikeNvccFlags({"-Xcompiler=-fPIC"}));
+  EXPECT_TRUE(looksLikeNvccFlags({"--expt-relaxed-constexpr"}));
+  EXPECT_TRUE(looksLikeNvccFlags({"-rdc=true"}));
+  EXPECT_TRUE(looksLikeNvccFlags({"-lineinfo"}));
+  EXPECT_FALSE(looksLikeNvccFlags({"-O3", "-DN=4", "-Iinc", "-std=c++17"}));
+  EXPECT_FALSE(looksLikeNvccFlags({"-ffast-math", "-include", "x.h"}));
+  EXPECT_FALSE(looksLikeNvccFlags({}));
+}
+
+std::vector<std::string> afterDashDash(std::vector<std::string> Extra,
+                                       const CudaToolchain &TC,
+                                       std::vector<std::string> *Notes =
+                                           nullptr) {
+  auto CC = CompileCommands::create("", std::move(Extra));
+  EXPECT_TRUE(bool(CC));
+  if (!CC)
+    return {};
+  if (Notes)
+    CC->setNoteHandler([Notes](llvm::StringRef, llvm::StringRef N) {
+      Notes->push_back(N.str());
+    });
+  auto Cmd = CC->deviceCommand(Src, TC);
+  EXPECT_TRUE(bool(Cmd));
+  return Cmd ? *Cmd : std::vector<std::string>{};
+}
+
+TEST(CompileCommandsNvcc, NvccFlagsAfterDashDash) {
+  Translated T;
+  T.Cmd = afterDashDash({"-O3", "--use_fast_math", "-arch=sm_90a", "-Iinc",
+                         "-Xptxas", "-v", "-lineinfo"},
+                        defaultToolchain(), &T.Notes);
+  EXPECT_EQ(T.arch(), "sm_90a");
+  EXPECT_TRUE(T.has("-ffast-math"));
+  EXPECT_TRUE(T.has("-fcuda-flush-denormals-to-zero"));
+  EXPECT_TRUE(T.has("-Iinc"));
+  EXPECT_FALSE(T.has("-Xptxas"));
+  EXPECT_FALSE(T.has("-v"));
+  EXPECT_TRUE(T.noted("dropped nvcc flag '-lineinfo'"));
+  // --driver-mode=nvcc says so where no flag is nvcc's alone.
+  Translated D;
+  D.Cmd = afterDashDash({"--driver-mode=nvcc", "-DN=4"}, defaultToolchain());
+  EXPECT_TRUE(D.has("-DN=4"));
+  EXPECT_FALSE(D.has("--driver-mode=nvcc"));
+  // Clang flags stay clang's.
+  Translated C;
+  C.Cmd = afterDashDash({"-ffast-math", "-DN=4"}, defaultToolchain());
+  EXPECT_TRUE(C.has("-ffast-math"));
+  EXPECT_EQ(C.arch(), "sm_90");
+  EXPECT_FALSE(bool(CompileCommands::create("", {"--driver-mode=icc"})));
+}
+
+TEST(CompileCommandsNvcc, CompatFlagsComeFirst) {
+  CudaToolchain TC = defaultToolchain();
+  CudaVersion V;
+  V.Major = 13;
+  V.Minor = 0;
+  V.Build = 88;
+  TC.setNvccCompat(true, "/share/__astra_nvcc_compat.h", V);
+  Translated T = nvcc({"-include", "user.h", "-DX"}, TC);
+  auto At = [&](const std::string &A) {
+    return std::find(T.Cmd.begin(), T.Cmd.end(), A) - T.Cmd.begin();
+  };
+  EXPECT_TRUE(T.has("-D__NVCC__=1"));
+  EXPECT_TRUE(T.has("-D__CUDACC_VER_MAJOR__=13"));
+  EXPECT_TRUE(T.has("-D__CUDACC_VER_MINOR__=0"));
+  EXPECT_TRUE(T.has("-D__CUDACC_VER_BUILD__=88"));
+  EXPECT_LT(At("/share/__astra_nvcc_compat.h"), At("user.h"));
+  EXPECT_TRUE(hasNvccCompat(T.Cmd));
+  EXPECT_FALSE(hasNvccCompat(nvcc({"-DX"}).Cmd));
 }
 
 TEST(CompileCommandsNvcc, DefinesIncludesAndStd) {

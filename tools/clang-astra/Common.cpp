@@ -1,6 +1,8 @@
 //===- Common.cpp ---------------------------------------------------------===//
 #include "Common.h"
 #include "astra/Engine/KernelSource.h"
+#include "astra/Frontend/KernelModel.h"
+#include "astra/Runtime/Device.h"
 #include "astra/Engine/RunPlan.h"
 #include "astra/Support/FileIO.h"
 
@@ -37,9 +39,26 @@ static cl::opt<std::string>
     BuildPath("p", cl::desc("Build directory holding compile_commands.json"),
               cl::value_desc("build-dir"), cl::sub(cl::SubCommand::getAll()),
               cl::cat(AstraCategory));
+static cl::opt<bool> NoNvccCompat(
+    "no-nvcc-compat",
+    cl::desc("Parse and compile as plain clang: no CCCL include folder, nvcc "
+             "macros, compat header or in-memory repairs of code nvcc "
+             "accepts (docs/nvcc-compat.md)"),
+    cl::sub(cl::SubCommand::getAll()), cl::cat(AstraCategory));
 cl::opt<bool> Verbose("verbose",
                       cl::desc("Show notes, warnings and dropped flags"),
                       cl::sub(cl::SubCommand::getAll()), cl::cat(AstraCategory));
+
+/// The arch of this machine's first GPU (what the optimizer times on and
+/// verify and profile run on), or empty without a driver or a GPU.
+static std::string gpuArchOfThisMachine() {
+  auto Info = GpuContext::queryDevice(0);
+  if (!Info) {
+    consumeError(Info.takeError());
+    return "";
+  }
+  return "sm_" + std::to_string(Info->CcMajor * 10 + Info->CcMinor);
+}
 
 Expected<CudaToolchain> makeToolchain(const Session &S) {
   CudaOptions O;
@@ -47,7 +66,21 @@ Expected<CudaToolchain> makeToolchain(const Session &S) {
   O.GpuArch = GpuArch;
   O.ResourceDir = ResourceDir;
   O.Verbose = Verbose;
-  return CudaToolchain::detect(O, S.Argv0);
+  O.NvccCompat = !NoNvccCompat;
+  if (O.GpuArch.empty())
+    O.DetectedGpuArch = gpuArchOfThisMachine();
+  auto TC = CudaToolchain::detect(O, S.Argv0);
+  if (TC && Verbose) {
+    note("GPU arch " + TC->gpuArch() + " (" + TC->gpuArchOrigin() + ")");
+    if (TC->nvccCompat()) {
+      const CudaVersion &V = TC->cudaVersion();
+      note("nvcc compatibility on: CUDA " + std::to_string(V.Major) + "." +
+           std::to_string(V.Minor) + "." + std::to_string(V.Build) +
+           " (from " + (V.Origin.empty() ? "nowhere" : V.Origin) +
+           "), compat header " + TC->compatHeader());
+    }
+  }
+  return TC;
 }
 
 Expected<CompileCommands> makeCompileCommands(const Session &S) {
@@ -100,7 +133,18 @@ parseUserFile(StringRef File, const CudaToolchain &TC,
   ParseOptions PO;
   PO.Overlay = Overlay;
   PO.ShowWarnings = Verbose;
-  return parseCuda(*Cmd, PO);
+  auto PF = parseCuda(*Cmd, PO);
+  if (PF)
+    reportView(File, (*PF)->view());
+  return PF;
+}
+
+void reportView(StringRef File, const DeviceView &View) {
+  for (const SkippedHostCode &S : View.Skipped)
+    warning(describeSkipped(displayPath(File), S));
+  if (Verbose)
+    for (const CompatRepair &R : View.Repairs)
+      note("repaired in memory: " + R.Where + ": " + R.What);
 }
 
 Expected<std::optional<LaunchSpec>>

@@ -44,6 +44,10 @@ llvm::Expected<std::unique_ptr<ParsedFile>>
 parseUserFile(llvm::StringRef File, const CudaToolchain &TC,
               const CompileCommands &CC, const FileOverlay &Overlay = {});
 
+/// Says what a parse left out (a warning per skipped host function) and,
+/// with --verbose, what it repaired in memory.
+void reportView(llvm::StringRef File, const DeviceView &View);
+
 // Entry points of the subcommands; each returns the process exit code.
 int runList(const Session &S);
 

@@ -12,6 +12,7 @@
 #include "astra/Support/FileIO.h"
 #include "astra/Support/Json.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Demangle/Demangle.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -125,12 +126,20 @@ static void printResourcesText(raw_ostream &OS,
 
 static std::string resourcesJson(const std::vector<KernelResources> &Rs,
                                  StringRef File, StringRef Arch,
-                                 StringRef Compiler) {
+                                 StringRef Compiler,
+                                 ArrayRef<std::string> CompilerFlags) {
   JsonWriter W;
   W.objectBegin();
   W.field("file", displayPath(File));
   W.field("arch", Arch);
   W.field("compiler", Compiler);
+  if (Compiler == "nvcc") {
+    W.key("nvcc_flags");
+    W.arrayBegin();
+    for (const std::string &F : CompilerFlags)
+      W.value(F);
+    W.arrayEnd();
+  }
   W.key("kernels");
   W.arrayBegin();
   for (const KernelResources &R : Rs) {
@@ -182,6 +191,8 @@ static int runCompile(const Session &S) {
   auto R = compileToPtx(*TC, *Cmd, Opts);
   if (!R)
     return reportError("device compile failed: " + toString(R.takeError()));
+  for (const std::string &W : R->Warnings)
+    warning(W);
   if (Verbose) {
     for (const std::string &N : R->Notes)
       note(N);
@@ -210,9 +221,19 @@ static int runCompile(const Session &S) {
 
   std::string Ptx = R->Ptx;
   std::string Compiler = "clang";
+  std::vector<std::string> NvccFlags;
   if (Timing == TimingCompiler::Nvcc) {
+    // An nvcc build's own device flags go to nvcc as they are.
+    auto Flags = CC->nvccFlags(File);
+    if (!Flags)
+      return reportError(Flags.takeError());
+    if (*Flags)
+      NvccFlags = std::move(**Flags);
+    if (Verbose)
+      note("nvcc flags from the build: " +
+           (NvccFlags.empty() ? std::string("none") : join(NvccFlags, " ")));
     auto Start = std::chrono::steady_clock::now();
-    auto NvccOut = compileWithNvcc(*TC, *Cmd, {}, /*Cubin=*/false);
+    auto NvccOut = compileWithNvcc(*TC, *Cmd, {}, /*Cubin=*/false, NvccFlags);
     if (!NvccOut)
       return reportError(NvccOut.takeError());
     if (Verbose)
@@ -247,7 +268,7 @@ static int runCompile(const Session &S) {
     raw_string_ostream OS(Text);
     if (OutFormat == Format::Json)
       OS << resourcesJson(Shown, File, ptxTargetArch(Ptx, TC->gpuArch()),
-                          Compiler);
+                          Compiler, NvccFlags);
     else
       printResourcesText(OS, Shown, ptxTargetArch(Ptx, TC->gpuArch()));
   }

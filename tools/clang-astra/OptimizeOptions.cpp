@@ -118,6 +118,14 @@ OptimizeOptions::OptimizeOptions(cl::SubCommand &Cmd)
       Seed("seed", cl::desc("Seed of the run: seeds of the inputs and the "
                             "planner's order derive from it (default 1)"),
            cl::init(1), cl::sub(Cmd), cl::cat(AstraCategory)),
+      TimingCompiler(
+          "timing-compiler",
+          cl::desc("Which compiler makes the code that is verified and "
+                   "timed: auto (nvcc with the build's device flags when the "
+                   "build compiles the file with nvcc, else clang; the "
+                   "default), clang or nvcc; clang's NVPTX compile is always "
+                   "the gate"),
+          cl::init("auto"), cl::sub(Cmd), cl::cat(AstraCategory)),
       TestCommand(
           "test",
           cl::desc("Your own test: after a winner is chosen, run this command "
@@ -194,6 +202,13 @@ OptimizeOptions::request(std::vector<std::string> Files) const {
   R.Engine.JobTimeoutSeconds = JobTimeout;
   R.Engine.UseCache = !NoCache;
   R.Static = Static;
+  if (TimingCompiler != "auto" && TimingCompiler != "clang" &&
+      TimingCompiler != "nvcc")
+    return createStringError(inconvertibleErrorCode(),
+                             "--timing-compiler=%s: expected auto, clang or "
+                             "nvcc",
+                             TimingCompiler.getValue().c_str());
+  R.TimingCompiler = TimingCompiler;
   R.SplitShapes = SplitShapes;
   for (const std::string &P : Passes)
     if (!createPass(P))

@@ -32,6 +32,7 @@ public:
   llvm::cl::opt<unsigned> LLMRetries;
   llvm::cl::opt<bool> NoLLMCache;
   llvm::cl::opt<unsigned long long> Seed;
+  llvm::cl::opt<std::string> TimingCompiler;
   /// --test: the user's command, run with each file's rewrite in place.
   llvm::cl::opt<std::string> TestCommand, TestDir;
   llvm::cl::opt<unsigned> TestTimeout;

@@ -38,6 +38,10 @@ struct EngineOptions {
   bool Sanitize = false;
   unsigned JobTimeoutSeconds = 600;
   bool UseCache = true;
+  /// Time candidates and the baseline as nvcc compiles them, with these
+  /// flags (the build's, CompileCommands::nvccFlags), after clang's compile
+  /// gate: what is timed is what the build ships (docs/compile.md).
+  std::optional<std::vector<std::string>> NvccTiming;
   /// Where each job's log lines go (null: nowhere).
   llvm::raw_ostream *Log = nullptr;
 };

@@ -33,6 +33,10 @@ struct OptimizeRequest {
   std::string SpecPath;
   OrchestratorOptions Orchestrator;
   EngineOptions Engine;
+  /// Which compiler makes the code that is timed: "clang" (its NVPTX
+  /// backend), "nvcc" (with the build's device flags), or "auto": nvcc when
+  /// the build compiles the file with nvcc and the toolkit has it.
+  std::string TimingCompiler = "auto";
   /// Passes the agents may use (empty: all).
   std::vector<std::string> AllowedPasses;
   /// "offline" or "llm".

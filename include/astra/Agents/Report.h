@@ -49,6 +49,9 @@ struct RunInfo {
   std::string Device; ///< GPU name and driver, or "none".
   std::string Agents; ///< "offline" or "llm (<models>)".
   std::string Command;
+  /// The compiler (and its flags) whose code was timed, per file when they
+  /// differ: "clang" or "nvcc --use_fast_math ...".
+  std::string TimedCompiler;
   double CopyBandwidthGBs = 0;
 };
 

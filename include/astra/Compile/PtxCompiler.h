@@ -56,14 +56,21 @@ struct PtxResult {
   /// The compile used the runtime-wrapper PCH.
   bool UsedPch = false;
   /// Things a --verbose user wants to know: a cache entry that could not be
-  /// written or was corrupt, a PCH that was built or could not be used.
+  /// written or was corrupt, a PCH that was built or could not be used, the
+  /// in-memory repairs of code nvcc accepts.
   std::vector<std::string> Notes;
+  /// What every user should know: host code clang rejects that the device
+  /// compile left out (CudaParser.h); kept with a cached entry.
+  std::vector<std::string> Warnings;
 };
 
 /// Compiles the file named last in \p DeviceCommand (as
 /// CompileCommands::deviceCommand makes it) to PTX for \p TC's arch. A
 /// compile error comes back as an Error whose message holds the first
 /// diagnostic with file:line:col; all diagnostics also go to DiagOS.
+/// A compile that fails is tried once more through the device view
+/// (parseCuda's repairs and host stubs); a candidate (\p Opts.Overlay) may
+/// not skip host code that its original compiles.
 llvm::Expected<PtxResult>
 compileToPtx(const CudaToolchain &TC,
              const std::vector<std::string> &DeviceCommand,
@@ -101,9 +108,10 @@ std::string ptxTargetArch(llvm::StringRef Ptx, llvm::StringRef Fallback);
 std::vector<KernelResources> parsePtxasReport(llvm::StringRef Text);
 
 /// Compiles the file named last in \p DeviceCommand with nvcc from \p TC's
-/// CUDA for TC's arch (`-ptx`, or `-cubin` when \p Cubin), keeping the
-/// command's -D, -U, -I, -iquote, -isystem, -include and -std flags, and
-/// returns the output. Users ship nvcc builds, so the profiler can time a
+/// CUDA for the command's arch (`-ptx`, or `-cubin` when \p Cubin), keeping
+/// the command's -D, -U, -I, -iquote, -isystem, -include and -std flags (not
+/// the nvcc compat flags: nvcc has its own) and adding \p NvccFlags, the
+/// build's device flags (CompileCommands::nvccFlags), and returns the output. Users ship nvcc builds, so the profiler can time a
 /// candidate as nvcc compiles it; the NVPTX compile stays the gate. nvcc
 /// cannot read memory: overlay files are written under a temporary directory
 /// at their absolute paths, searched before each include directory, so nvcc
@@ -112,7 +120,8 @@ std::vector<KernelResources> parsePtxasReport(llvm::StringRef Text);
 llvm::Expected<std::string>
 compileWithNvcc(const CudaToolchain &TC,
                 const std::vector<std::string> &DeviceCommand,
-                const FileOverlay &Overlay, bool Cubin);
+                const FileOverlay &Overlay, bool Cubin,
+                llvm::ArrayRef<std::string> NvccFlags = {});
 
 } // namespace astra
 

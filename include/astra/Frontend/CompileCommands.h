@@ -16,6 +16,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -37,6 +38,14 @@ public:
   llvm::Expected<std::vector<std::string>>
   deviceCommand(llvm::StringRef File, const CudaToolchain &TC) const;
 
+  /// The flags of the build's nvcc command for \p File that shape device
+  /// code (nvccDeviceFlags), when the build compiles it with nvcc (an nvcc
+  /// database entry, or nvcc flags after `--`); nullopt for a clang build.
+  /// A timing build with nvcc takes them, so that what is timed is what the
+  /// build ships.
+  llvm::Expected<std::optional<std::vector<std::string>>>
+  nvccFlags(llvm::StringRef File) const;
+
   bool hasDatabase() const { return DB != nullptr; }
 
   /// Receives what the translation of a build's command did to it (dropped
@@ -47,10 +56,20 @@ public:
   void setNoteHandler(NoteHandler H) { OnNote = std::move(H); }
 
 private:
+  static std::string absolutePath(llvm::StringRef File);
+  /// The build's command for \p File (\p Abs, its absolute path; argv[0]
+  /// first, the file last), with response files expanded and the flags after
+  /// `--` added.
+  llvm::Expected<std::vector<std::string>>
+  buildCommand(llvm::StringRef File, llvm::StringRef Abs,
+               std::vector<std::string> &Notes) const;
+
   std::shared_ptr<clang::tooling::CompilationDatabase> DB;
   mutable std::shared_ptr<clang::tooling::CompilationDatabase> Interpolated;
   std::string BuildDir;
   std::vector<std::string> Extra;
+  /// The flags after `--` are nvcc's (--driver-mode=nvcc, or detected).
+  bool ExtraAreNvcc = false;
   NoteHandler OnNote;
   /// Files whose notes were already reported.
   mutable std::shared_ptr<std::set<std::string>> Noted =
@@ -60,6 +79,30 @@ private:
 /// True when \p Argv0 names nvcc (nvcc, nvcc.exe, or a path to either).
 bool isNvccCommand(llvm::StringRef Argv0);
 
+/// True when \p Flags (as typed after `--`) hold a flag that only nvcc has:
+/// an arch (-arch=sm_90, -gencode), --use_fast_math, -Xcompiler, -Xptxas,
+/// -rdc, -lineinfo, --expt-relaxed-constexpr, ... They are then translated
+/// as an nvcc command line.
+bool looksLikeNvccFlags(const std::vector<std::string> &Flags);
+
+/// The flags of an nvcc command line (argv[0] first) that a timing build
+/// with nvcc needs besides what compileWithNvcc takes from the device
+/// command (-D, -U, -I, -isystem, -include, -std): --use_fast_math, --ftz,
+/// --prec-div, --prec-sqrt, --fmad, -Xptxas, --maxrregcount, -lineinfo,
+/// -rdc, --expt-relaxed-constexpr, --extended-lambda, --default-stream,
+/// -Xcudafe, and flags this table does not know. Not: outputs, dependency
+/// files, inputs, the arch (the timing build's own), the host compiler,
+/// linking, and -Werror.
+std::vector<std::string>
+nvccDeviceFlags(const std::vector<std::string> &Command, llvm::StringRef File);
+
+/// The clang flags for an nvcc command line (argv[0] first; \p File is its
+/// source), without the toolchain's flags and the arch (makeDeviceCommand
+/// adds both). Every flag dropped gets a note in \p Notes.
+std::vector<std::string>
+translateNvccFlags(const std::vector<std::string> &Command,
+                   llvm::StringRef File, std::vector<std::string> &Notes);
+
 /// Expands `@file` response files (clang, gcc and nvcc) and nvcc's
 /// `--options-file FILE` / `-optf FILE` in \p Command. Relative file names are
 /// relative to \p Directory (the database entry's directory). Fails, naming
@@ -68,11 +111,17 @@ llvm::Expected<std::vector<std::string>>
 expandResponseFiles(const std::vector<std::string> &Command,
                     llvm::StringRef Directory);
 
-/// The GPU arch an nvcc or clang command line compiles for: of every arch it
-/// names (-arch, -gencode, --generate-code, -code, --cuda-gpu-arch,
-/// --offload-arch), the newest real one (sm_XX; compute_XX counts as sm_XX
-/// when no real arch is named). Empty when the command names none.
-std::string buildGpuArch(const std::vector<std::string> &Command);
+/// The GPU arches an nvcc or clang command line compiles for: every real
+/// arch it names (-arch, -gencode, --generate-code, -code, --cuda-gpu-arch,
+/// --offload-arch), in order and once each; compute_XX counts as sm_XX when
+/// no real arch is named. Empty when the command names none.
+std::vector<std::string>
+buildGpuArches(const std::vector<std::string> &Command);
+
+/// \p Arch with the `a` or `f` suffix the build's arches give its number
+/// (sm_90 and a build of sm_90a: sm_90a), else \p Arch as it is.
+std::string gpuArchForBuild(llvm::StringRef Arch,
+                            const std::vector<std::string> &BuildArches);
 
 /// Turns a compile command (clang, gcc or nvcc style, argv[0] first) for
 /// \p File into a clang device-side command for \p TC. Output, dependency

@@ -1,9 +1,21 @@
 //===- CudaParser.h - Parse a CUDA file into a Clang AST -------*- C++ -*-===//
 //
 // One place that turns a device-side compile command into an AST, for the
-// original file and for candidates that exist only in memory. Clang's own
-// diagnostics (file:line:col) are printed as they occur; any error fails the
-// parse so that nothing downstream works on a broken AST.
+// original file and for candidates that exist only in memory.
+//
+// Two things make real nvcc code parse (docs/nvcc-compat.md):
+// - repairs: with nvcc compatibility (hasNvccCompat), what nvcc accepts and
+//   clang rejects with a known fix (a dependent template call without
+//   `template`, a missing `typename`, a `%` in inline asm that nvcc reads
+//   literally, a kernel launch from device code without -fgpu-rdc) is fixed
+//   in an in-memory copy of the file and the parse runs again. The user's
+//   files are never written.
+// - host errors: an error that lies only inside host-only function bodies
+//   (a removed runtime API in main) does not stop the tool, which needs the
+//   kernels only. The parse succeeds with the AST clang recovered, and the
+//   device view stubs those bodies so the device side compiles. An error in
+//   a kernel, a device function or at file scope fails the parse; Clang's
+//   diagnostics (file:line:col) are printed then.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_FRONTEND_CUDAPARSER_H
@@ -15,6 +27,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,9 +41,55 @@ struct ParseOptions {
   FileOverlay Overlay;
   /// Where Clang's diagnostics go; null drops them (they are still counted).
   llvm::raw_ostream *DiagOS = &llvm::errs();
-  /// Keep warnings quiet: only errors are printed unless set.
+  /// Keep warnings quiet: only errors are printed unless set. With it, the
+  /// diagnostics of a parse whose host errors were skipped are printed too.
   bool ShowWarnings = false;
+  /// Accept errors that lie only in host-only function bodies (see above).
+  bool TolerateHostErrors = true;
 };
+
+/// A host-only function whose body clang rejects and the device view stubs.
+struct SkippedHostCode {
+  std::string Function; ///< Qualified name ("main", "ns::Runner::run").
+  std::string Where;    ///< file:line of the function.
+  std::string FirstError; ///< "file:line:col: message" of its first error.
+  std::string Message;  ///< The first error's message alone.
+  unsigned Errors = 0;
+};
+
+/// An in-memory fix of code nvcc accepts and clang rejects.
+struct CompatRepair {
+  std::string Where; ///< file:line:col.
+  std::string What;  ///< "added 'template' before 'cast'" ...
+};
+
+/// One replacement in a file's text.
+struct TextEdit {
+  unsigned Offset = 0, Length = 0;
+  std::string Text;
+};
+
+/// What the device side compiles: the caller's overlay with the repairs and
+/// stubbed host bodies laid over it, and flags the repairs need.
+struct DeviceView {
+  FileOverlay Files;
+  std::vector<std::string> ExtraFlags;
+  std::vector<CompatRepair> Repairs;
+  std::vector<SkippedHostCode> Skipped;
+  /// The repairs made to each file, one list per round (ascending offsets
+  /// into the text of the round before): the AST's text of a file is its
+  /// given text with these applied. Stubs are not in it; the AST keeps the
+  /// host bodies as clang recovered them.
+  std::map<std::string, std::vector<std::vector<TextEdit>>> RepairEdits;
+  /// Nothing to change: the file compiles as it is.
+  bool empty() const { return Repairs.empty() && Skipped.empty(); }
+};
+
+/// Where \p Offset of \p Path's text as parsed (with the repairs) is in the
+/// text as given; nullopt when it lies inside repaired text. Offsets of a
+/// file without repairs are returned as they are.
+std::optional<unsigned> originalOffset(const DeviceView &View,
+                                       llvm::StringRef Path, unsigned Offset);
 
 /// An AST together with the diagnostics machinery it needs to stay valid.
 class ParsedFile {
@@ -42,6 +101,9 @@ public:
   /// Absolute path of the main file.
   llvm::StringRef mainFile() const { return MainFile; }
   unsigned numWarnings() const;
+  /// The repairs the parse needed and the host code it skipped; the AST is
+  /// of the repaired files (a skipped body keeps clang's recovered AST).
+  const DeviceView &view() const { return View; }
 
 private:
   friend llvm::Expected<std::unique_ptr<ParsedFile>>
@@ -53,12 +115,24 @@ private:
   llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> Diags;
   std::unique_ptr<clang::ASTUnit> AST;
   std::string MainFile;
+  DeviceView View;
 };
 
 /// Parses the file named last in \p Command (a clang command line, argv[0]
 /// first, as CompileCommands::deviceCommand makes it).
 llvm::Expected<std::unique_ptr<ParsedFile>>
 parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts = {});
+
+/// The host code \p After skips that \p Before does not (by function and
+/// first error): a rewrite must not add host errors, which the device view
+/// would hide from the compile gate.
+std::vector<SkippedHostCode>
+addedHostErrors(const std::vector<SkippedHostCode> &Before,
+                const std::vector<SkippedHostCode> &After);
+
+/// One warning line per skipped function, for tools to print:
+/// "FILE: host code skipped: main() at k.cu:40: first error k.cu:52:3: ...".
+std::string describeSkipped(llvm::StringRef File, const SkippedHostCode &S);
 
 /// Builds a VFS that shows \p Overlay over the real file system.
 llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem>

@@ -21,7 +21,25 @@ struct CudaOptions {
   std::string GpuArch;
   std::string ResourceDir;
   bool Verbose = false;
+  /// Parse and compile as nvcc would (docs/nvcc-compat.md): CCCL's include
+  /// folder, nvcc's macros, the compat header and in-memory repairs.
+  bool NvccCompat = true;
+  /// The arch of the GPU on this machine (sm_XX), when there is one; it
+  /// replaces the default sm_90 when --cuda-gpu-arch is not given.
+  std::string DetectedGpuArch;
 };
+
+/// The toolkit's version, as nvcc's __CUDACC_VER_MAJOR__/MINOR/BUILD.
+struct CudaVersion {
+  unsigned Major = 0, Minor = 0, Build = 0;
+  /// Where it was read ("version.json", "cuda.h", ...).
+  std::string Origin;
+};
+
+/// Reads the version of the CUDA installation at \p CudaPath: version.json's
+/// cuda_nvcc entry, else the nvcc wheel's dist-info folder name, else
+/// CUDA_VERSION in include/cuda.h (build 0). Zero when none says.
+CudaVersion detectCudaVersion(llvm::StringRef CudaPath);
 
 class CudaToolchain {
 public:
@@ -40,10 +58,27 @@ public:
   llvm::StringRef cudaPath() const { return CudaPath; }
   llvm::StringRef gpuArch() const { return GpuArch; }
   /// Whether the user chose the arch (--cuda-gpu-arch) rather than taking the
-  /// default. A build's own arch (nvcc's -arch, -gencode) replaces only the
-  /// default: what the user typed wins over what the build says.
+  /// GPU's or the default. A build's arch list (nvcc's -arch, -gencode) only
+  /// adds its `a`/`f` suffix to an arch that is not explicit.
   bool gpuArchIsExplicit() const { return ArchExplicit; }
-  void setGpuArchIsExplicit(bool E) { ArchExplicit = E; }
+  void setGpuArchIsExplicit(bool E) {
+    ArchExplicit = E;
+    ArchOrigin = E ? "--cuda-gpu-arch" : "the default";
+  }
+  /// Where the arch came from: "--cuda-gpu-arch", "the GPU", "the default".
+  llvm::StringRef gpuArchOrigin() const { return ArchOrigin; }
+
+  /// nvcc compatibility (see CudaOptions::NvccCompat). \p CompatHeader is
+  /// the header force-included into CUDA sources.
+  bool nvccCompat() const { return NvccCompat; }
+  void setNvccCompat(bool On, std::string CompatHeader = "",
+                     CudaVersion Version = {});
+  llvm::StringRef compatHeader() const { return CompatHeader; }
+  const CudaVersion &cudaVersion() const { return Version; }
+  /// The flags that make clang see what nvcc sees: CCCL's include folder,
+  /// nvcc's macros and the compat header. Empty without nvcc compatibility.
+  /// They go before the build's own flags, as nvcc's implicit ones do.
+  std::vector<std::string> nvccCompatFlags() const;
   llvm::StringRef resourceDir() const { return ResourceDir; }
   bool verbose() const { return Verbose; }
   /// Where the CUDA path came from ("--cuda-path", "$CUDA_HOME", ...).
@@ -68,9 +103,22 @@ private:
   std::string GpuArch;
   std::string ResourceDir;
   std::string CudaOrigin;
+  std::string ArchOrigin = "--cuda-gpu-arch";
+  std::string CompatHeader;
+  CudaVersion Version;
   bool Verbose = false;
   bool ArchExplicit = true;
+  bool NvccCompat = false;
 };
+
+/// The file name of the compat header (lib/Frontend/nvcc-compat/), which
+/// marks a device command as one made with nvcc compatibility.
+constexpr const char *NvccCompatHeaderName = "__astra_nvcc_compat.h";
+
+/// Whether \p DeviceCommand was made with nvcc compatibility: it
+/// force-includes the compat header. Parsing and compiling then also repair,
+/// in memory, what nvcc accepts and clang rejects (CompatRepair.h).
+bool hasNvccCompat(const std::vector<std::string> &DeviceCommand);
 
 /// True when \p Dir looks like a CUDA toolkit clang can use: it has
 /// include/cuda.h and a libdevice bitcode file.

@@ -1,0 +1,385 @@
+//===- CompatRepair.cpp ---------------------------------------------------===//
+#include "CompatRepair.h"
+
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/Attr.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/ExprCXX.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/Basic/DiagnosticAST.h"
+#include "clang/Basic/DiagnosticParse.h"
+#include "clang/Basic/DiagnosticSema.h"
+#include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Path.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace clang;
+using namespace llvm;
+
+namespace astra {
+
+/// Clang shows this many errors before it gives up (its -ferror-limit
+/// default); the parse itself goes on, so that every repairable error and
+/// every host error is seen.
+static constexpr unsigned ShownErrorLimit = 20;
+
+/// The absolute path a later parse looks the file up by: an overlay key.
+static std::string pathOf(const SourceManager &SM, FileID FID) {
+  OptionalFileEntryRef FE = SM.getFileEntryRefForID(FID);
+  if (!FE)
+    return "";
+  SmallString<256> P(FE->getName());
+  SM.getFileManager().makeAbsolutePath(P);
+  sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+  return std::string(P);
+}
+
+static std::string where(const SourceManager &SM, SourceLocation L,
+                         bool Column = true) {
+  PresumedLoc P = SM.getPresumedLoc(L);
+  if (P.isInvalid())
+    return "";
+  std::string S = (Twine(P.getFilename()) + ":" + Twine(P.getLine())).str();
+  if (Column)
+    S += ":" + std::to_string(P.getColumn());
+  return S;
+}
+
+DiagnosticRecorder::DiagnosticRecorder(bool Colors, DiagnosticOptions &Opts,
+                                       bool Warnings, bool Repair)
+    : OS(std::make_unique<raw_string_ostream>(Text)), Warnings(Warnings),
+      DoRepair(Repair) {
+  OS->enable_colors(Colors);
+  Printer = std::make_unique<TextDiagnosticPrinter>(*OS, Opts);
+}
+
+void DiagnosticRecorder::BeginSourceFile(const LangOptions &LO,
+                                         const Preprocessor *PP) {
+  LangOpts = LO;
+  Printer->BeginSourceFile(LO, PP);
+}
+
+void DiagnosticRecorder::EndSourceFile() { Printer->EndSourceFile(); }
+
+void DiagnosticRecorder::HandleDiagnostic(DiagnosticsEngine::Level L,
+                                          const Diagnostic &Info) {
+  DiagnosticConsumer::HandleDiagnostic(L, Info);
+  bool IsError = L >= DiagnosticsEngine::Error;
+  bool Show = (IsError && PrintedErrors < ShownErrorLimit) || Warnings ||
+              (L == DiagnosticsEngine::Note && LastPrinted);
+  if (L != DiagnosticsEngine::Note)
+    LastPrinted = Show;
+  if (Show) {
+    Printer->HandleDiagnostic(L, Info);
+    PrintedErrors += IsError;
+  }
+  if (!IsError)
+    return;
+  ErrorRecord R;
+  R.Loc = Info.getLocation();
+  SmallString<256> Msg;
+  Info.FormatDiagnostic(Msg);
+  R.Message = std::string(Msg);
+  R.Formatted = R.Message;
+  if (R.Loc.isValid() && Info.hasSourceManager()) {
+    std::string W = where(Info.getSourceManager(), R.Loc);
+    if (!W.empty())
+      R.Formatted = W + ": " + R.Message;
+  }
+  Errors.push_back(std::move(R));
+  if (!DoRepair || !Info.hasSourceManager() || !repair(Info))
+    Unrepairable = true;
+}
+
+void DiagnosticRecorder::addEdit(const SourceManager &SM, SourceLocation At,
+                                 unsigned Length, std::string NewText,
+                                 std::string What) {
+  FileID FID = SM.getFileID(At);
+  std::string Path = pathOf(SM, FID);
+  SourceEdit E{Path, SM.getFileOffset(At), Length, std::move(NewText)};
+  if (std::find(Edits.begin(), Edits.end(), E) != Edits.end())
+    return;
+  Texts.emplace(Path, SM.getBufferData(FID).str());
+  Edits.push_back(std::move(E));
+  Repairs.push_back({where(SM, At), std::move(What)});
+}
+
+/// The name a "missing 'template' keyword prior to dependent template name
+/// 'X'" diagnostic is about: its last quoted word.
+static StringRef quotedName(StringRef Message) {
+  size_t E = Message.rfind('\'');
+  if (E == StringRef::npos || E == 0)
+    return "";
+  size_t B = Message.rfind('\'', E - 1);
+  if (B == StringRef::npos)
+    return "";
+  StringRef N = Message.slice(B + 1, E);
+  // "vec_cast<float, half>::cast": the member is the last component.
+  size_t Colons = N.rfind("::");
+  return Colons == StringRef::npos ? N : N.drop_front(Colons + 2);
+}
+
+bool DiagnosticRecorder::repairWithoutFixIt(const Diagnostic &Info) {
+  // Clang reports a missing `template` found while instantiating (Sema's
+  // err_template_kw_missing) at the start of the qualified name, without a
+  // fix-it: the keyword goes before the member, after the last `::` that
+  // precedes `NAME <` within the statement.
+  if (Info.getID() != diag::err_template_kw_missing)
+    return false;
+  const SourceManager &SM = Info.getSourceManager();
+  SmallString<128> Msg;
+  Info.FormatDiagnostic(Msg);
+  StringRef Name = quotedName(Msg);
+  SourceLocation L = SM.getSpellingLoc(Info.getLocation());
+  FileID FID = SM.getFileID(L);
+  if (Name.empty() || pathOf(SM, FID).empty())
+    return false;
+  StringRef Buf = SM.getBufferData(FID);
+  unsigned Off = SM.getFileOffset(L);
+  StringRef Rest = Buf.substr(Off, 512);
+  Rest = Rest.take_until([](char C) { return C == ';' || C == '{'; });
+  if (Rest.starts_with(Name) &&
+      Rest.drop_front(Name.size()).ltrim().starts_with("<")) {
+    addEdit(SM, L, 0, "template ",
+            "added 'template' (nvcc accepts the code without it)");
+    return true;
+  }
+  for (size_t At = Rest.find("::"); At != StringRef::npos;
+       At = Rest.find("::", At + 2)) {
+    StringRef After = Rest.drop_front(At + 2);
+    size_t Spaces = After.size() - After.ltrim().size();
+    After = After.ltrim();
+    if (!After.consume_front(Name) || !After.ltrim().starts_with("<") ||
+        (!After.empty() && isAlnum(After.front())))
+      continue;
+    unsigned Insert = Off + At + 2 + Spaces;
+    addEdit(SM, L.getLocWithOffset(Insert - Off), 0, "template ",
+            "added 'template' (nvcc accepts the code without it)");
+    return true;
+  }
+  return false;
+}
+
+bool DiagnosticRecorder::repair(const Diagnostic &Info) {
+  const SourceManager &SM = Info.getSourceManager();
+  unsigned ID = Info.getID();
+  // EDG takes a dependent member template or type without the keyword the
+  // standard asks for; clang says where the keyword goes.
+  if (ID == diag::err_template_kw_missing ||
+      ID == diag::err_missing_dependent_template_keyword ||
+      ID == diag::err_typename_missing ||
+      ID == diag::err_typename_missing_template) {
+    ArrayRef<FixItHint> Hints = Info.getFixItHints();
+    if (Hints.empty())
+      return repairWithoutFixIt(Info);
+    for (const FixItHint &H : Hints) {
+      CharSourceRange R = H.RemoveRange;
+      if (R.isInvalid() || R.getBegin().isMacroID() ||
+          R.getEnd().isMacroID() ||
+          SM.getFileID(R.getBegin()) != SM.getFileID(R.getEnd()) ||
+          pathOf(SM, SM.getFileID(R.getBegin())).empty())
+        return false;
+    }
+    for (const FixItHint &H : Hints) {
+      CharSourceRange R = H.RemoveRange;
+      unsigned B = SM.getFileOffset(R.getBegin());
+      unsigned E = SM.getFileOffset(R.getEnd());
+      if (R.isTokenRange())
+        E += Lexer::MeasureTokenLength(R.getEnd(), SM, LangOpts);
+      std::string What =
+          H.CodeToInsert.empty()
+              ? "removed '" +
+                    SM.getBufferData(SM.getFileID(R.getBegin()))
+                        .substr(B, E - B)
+                        .str() +
+                    "'"
+              : "added '" + StringRef(H.CodeToInsert).trim().str() + "'";
+      addEdit(SM, R.getBegin(), E - B, H.CodeToInsert,
+              What + " (nvcc accepts the code without it)");
+    }
+    return true;
+  }
+  // nvcc passes `%name` (a PTX special register such as %globaltimer)
+  // through inline asm as it is; clang wants `%%` where an asm has operands.
+  if (ID == diag::err_asm_invalid_escape) {
+    SourceLocation L = SM.getSpellingLoc(Info.getLocation());
+    FileID FID = SM.getFileID(L);
+    if (pathOf(SM, FID).empty())
+      return false;
+    StringRef Buf = SM.getBufferData(FID);
+    unsigned Off = SM.getFileOffset(L);
+    for (unsigned Back = 0; Back <= 2 && Back <= Off; ++Back) {
+      unsigned At = Off - Back;
+      if (At < Buf.size() && Buf[At] == '%' &&
+          (At + 1 >= Buf.size() || isAlpha(Buf[At + 1]))) {
+        addEdit(SM, L.getLocWithOffset(-int(Back)), 0, "%",
+                "wrote '%" +
+                    Buf.substr(At + 1).take_while(isAlnum).str() +
+                    "' as '%%" +
+                    Buf.substr(At + 1).take_while(isAlnum).str() +
+                    "' in inline asm (nvcc reads '%' before a name as it "
+                    "is)");
+        return true;
+      }
+    }
+    return false;
+  }
+  // A kernel launched from device code: nvcc builds that do it pass
+  // -rdc=true, which the flags given may not say.
+  if (ID == diag::err_cuda_device_kernel_launch_require_rdc) {
+    if (!NeedsRdc && Info.getLocation().isValid())
+      Repairs.push_back({where(SM, Info.getLocation()),
+                         "added -fgpu-rdc (a kernel is launched from device "
+                         "code: dynamic parallelism)"});
+    NeedsRdc = true;
+    return true;
+  }
+  return false;
+}
+
+namespace {
+/// Every function body in the translation unit, template patterns and
+/// lambdas included (an error in a template's instantiation points into its
+/// pattern).
+class BodyCollector : public RecursiveASTVisitor<BodyCollector> {
+public:
+  explicit BodyCollector(const SourceManager &SM) : SM(SM) {}
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool shouldVisitImplicitCode() const { return false; }
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    add(FD);
+    return true;
+  }
+  bool VisitLambdaExpr(LambdaExpr *LE) {
+    add(LE->getCallOperator());
+    return true;
+  }
+  struct Body {
+    const FunctionDecl *FD;
+    SourceLocation Begin, End; ///< Expansion locations of { and }.
+  };
+  std::vector<Body> Bodies;
+
+private:
+  void add(const FunctionDecl *FD) {
+    if (!FD || !FD->doesThisDeclarationHaveABody())
+      return;
+    const Stmt *B = FD->getBody();
+    if (!B || B->getBeginLoc().isInvalid() || B->getEndLoc().isInvalid())
+      return;
+    Bodies.push_back({FD, SM.getExpansionLoc(B->getBeginLoc()),
+                      SM.getExpansionLoc(B->getEndLoc())});
+  }
+  const SourceManager &SM;
+};
+} // namespace
+
+static bool isDeviceSide(const FunctionDecl *FD) {
+  return FD->hasAttr<CUDADeviceAttr>() || FD->hasAttr<CUDAGlobalAttr>();
+}
+
+static std::string functionName(const FunctionDecl *FD,
+                                const SourceManager &SM) {
+  if (const auto *MD = dyn_cast<CXXMethodDecl>(FD))
+    if (MD->getParent()->isLambda())
+      return "lambda at " + where(SM, FD->getLocation(), false);
+  return FD->getQualifiedNameAsString();
+}
+
+std::optional<HostTriage>
+triageHostErrors(ASTContext &Ctx, const std::vector<ErrorRecord> &Errors) {
+  const SourceManager &SM = Ctx.getSourceManager();
+  BodyCollector BC(SM);
+  BC.TraverseDecl(Ctx.getTranslationUnitDecl());
+
+  // Each error's outermost enclosing function, which must be host-only, as
+  // must every function between it and the error.
+  std::map<const FunctionDecl *, std::vector<const ErrorRecord *>> ByFunction;
+  std::vector<const FunctionDecl *> Order;
+  for (const ErrorRecord &E : Errors) {
+    if (E.Loc.isInvalid())
+      return std::nullopt;
+    SourceLocation L = SM.getExpansionLoc(E.Loc);
+    const BodyCollector::Body *Outer = nullptr;
+    for (const BodyCollector::Body &B : BC.Bodies) {
+      if (!SM.isPointWithin(L, B.Begin, B.End))
+        continue;
+      if (isDeviceSide(B.FD))
+        return std::nullopt;
+      if (!Outer || SM.isBeforeInTranslationUnit(B.Begin, Outer->Begin))
+        Outer = &B;
+    }
+    if (!Outer)
+      return std::nullopt;
+    if (!ByFunction.count(Outer->FD))
+      Order.push_back(Outer->FD);
+    ByFunction[Outer->FD].push_back(&E);
+  }
+
+  HostTriage T;
+  for (const FunctionDecl *FD : Order) {
+    const Stmt *Body = FD->getBody();
+    SourceLocation B = Body->getBeginLoc(), E = Body->getEndLoc();
+    // A body written by a macro cannot be stubbed in the text.
+    if (B.isMacroID() || E.isMacroID() || SM.getFileID(B) != SM.getFileID(E))
+      return std::nullopt;
+    FileID FID = SM.getFileID(B);
+    std::string Path = pathOf(SM, FID);
+    if (Path.empty())
+      return std::nullopt;
+    unsigned BO = SM.getFileOffset(B), EO = SM.getFileOffset(E) + 1;
+    StringRef Buf = SM.getBufferData(FID);
+    // Host bodies are never compiled for the device; this only has to
+    // parse. The line count stays, so later diagnostics keep their lines.
+    std::string Stub = "{ __builtin_unreachable(); }" +
+                       std::string(Buf.substr(BO, EO - BO).count('\n'), '\n');
+    T.Stubs.push_back({Path, BO, EO - BO, Stub});
+    T.Texts.emplace(Path, Buf.str());
+    const std::vector<const ErrorRecord *> &Errs = ByFunction[FD];
+    SkippedHostCode S;
+    S.Function = functionName(FD, SM);
+    S.Where = where(SM, FD->getLocation(), false);
+    S.FirstError = Errs.front()->Formatted;
+    S.Message = Errs.front()->Message;
+    S.Errors = Errs.size();
+    T.Skipped.push_back(std::move(S));
+  }
+  return T;
+}
+
+std::map<std::string, std::vector<TextEdit>>
+applyEdits(FileOverlay &Files, std::vector<SourceEdit> Edits,
+           const FileOverlay &Texts) {
+  std::map<std::string, std::vector<TextEdit>> Applied;
+  std::sort(Edits.begin(), Edits.end());
+  std::map<std::string, std::vector<const SourceEdit *>> ByFile;
+  for (const SourceEdit &E : Edits)
+    ByFile[E.Path].push_back(&E);
+  for (auto &[Path, Es] : ByFile) {
+    auto It = Texts.find(Path);
+    if (It == Texts.end())
+      continue;
+    std::string Text = It->second;
+    // From the end, so earlier offsets stay valid; an edit that overlaps
+    // the one after it is left out.
+    unsigned Limit = Text.size() + 1;
+    for (auto R = Es.rbegin(); R != Es.rend(); ++R) {
+      const SourceEdit &E = **R;
+      if (E.Offset + E.Length > Text.size() ||
+          E.Offset + E.Length > Limit)
+        continue;
+      Text.replace(E.Offset, E.Length, E.Text);
+      Limit = E.Offset;
+      Applied[Path].push_back({E.Offset, E.Length, E.Text});
+    }
+    std::reverse(Applied[Path].begin(), Applied[Path].end());
+    Files[Path] = std::move(Text);
+  }
+  return Applied;
+}
+
+} // namespace astra
