@@ -51,7 +51,13 @@ def rand():
     return local >> 8
 
 
-table = [struct.unpack("<f", struct.pack("<f", float(rand() % 1000) / 250.0 - 2.0))[0]
+def f32(x):
+    return struct.unpack("<f", struct.pack("<f", x))[0]
+
+
+# The program computes in float: the quotient is rounded before the
+# subtraction (once each; double then float rounding is exact for these).
+table = [f32(f32(float(rand() % 1000) / 250.0) - 2.0)
          for _ in range(table_rows * dim)]
 n0 = 1000 // nscale
 idx = [rand() % table_rows for _ in range(n0)]
@@ -62,7 +68,10 @@ if n != n0:
     fail("first gather_add launch has n %d, expected %d" % (n, n0))
 got_table = struct.unpack("<%df" % len(table), blob(first["args"][1])[:4 * len(table)])
 if list(got_table) != table:
-    fail("gather_add's table differs from the program's")
+    bad = [i for i in range(len(table)) if got_table[i] != table[i]]
+    fail("gather_add's table differs from the program's at %d of %d floats, "
+         "first [%d]: captured %r, program %r" % (len(bad), len(table), bad[0],
+                                                   got_table[bad[0]], table[bad[0]]))
 print("ok: table is the program's (%d floats)" % len(table))
 got_idx = struct.unpack("<%di" % n0, blob(first["args"][2])[:4 * n0])
 if list(got_idx) != idx:
