@@ -226,7 +226,7 @@ TEST(Spec, UnknownKeysAreErrors) {
                 ": kernel 'k': tolerence: unknown field 'tolerence'; did you "
                 "mean 'tolerance'? (fields here: shapes, args, launch, "
                 "tolerance, bytes, flops, adversarial, check, launch_tunable, "
-                "launch_space)");
+                "launch_space, weights, capture)");
   EXPECT_HAS(errorsOf(withEntry(entry(
                  R"(, "x": {"dtype": "f32", "cout": "n", "count": "n"})"))),
              "kernel 'k': args.x.cout: unknown field 'cout'; did you mean "
@@ -362,7 +362,8 @@ TEST(Spec, GeneratorErrors) {
              "unknown generator 'gauss' (generators: normal(mean, std), "
              "uniform(lo, hi), randint(lo, hi), arange, permutation(n), "
              "sorted(lo, hi), constant(v), csr_rowptr(rows, avg_degree, "
-             "max_degree), indices_into(n), csr_colind(rowptr_arg, n))");
+             "max_degree), indices_into(n), csr_colind(rowptr_arg, n), "
+                "captured(<generator>))");
   EXPECT_HAS(Gen("f32", "normal(0)"),
              "args.x.init: invalid generator 'normal(0)': 'normal' takes 2 "
              "arguments (mean, std), got 1");
@@ -642,7 +643,8 @@ TEST(Spec, RoundTripThroughJson) {
   EXPECT_EQ(toString(Bad.takeError()),
             "<spec>:1:37: kernel 'k': bogus: unknown field 'bogus' (fields "
             "here: shapes, args, launch, tolerance, bytes, flops, "
-            "adversarial, check, launch_tunable, launch_space)");
+            "adversarial, check, launch_tunable, launch_space, weights, "
+            "capture)");
 }
 
 TEST(Spec, FieldLocationsForLaterChecks) {
