@@ -23,18 +23,18 @@ now() { date +%s.%N; }
 declare -a plain shapes contents
 for i in $(seq "$reps"); do
   t0=$(now); "${prog[@]}" > /dev/null; t1=$(now)
-  plain+=("$(echo "$t1 - $t0" | bc)")
+  plain+=("$(awk "BEGIN{print $t1 - $t0}")")
   rm -rf "$work/cap"
   t0=$(now); clang-astra capture --max-bytes 0 -o "$work/cap" -- "${prog[@]}" > /dev/null; t1=$(now)
-  shapes+=("$(echo "$t1 - $t0" | bc)")
+  shapes+=("$(awk "BEGIN{print $t1 - $t0}")")
   rm -rf "$work/cap"
   t0=$(now); clang-astra capture -o "$work/cap" -- "${prog[@]}" > /dev/null; t1=$(now)
-  contents+=("$(echo "$t1 - $t0" | bc)")
+  contents+=("$(awk "BEGIN{print $t1 - $t0}")")
   bytes=$(du -sb "$work/cap/blobs" | cut -f1)
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 p=$(median "${plain[@]}"); s=$(median "${shapes[@]}"); c=$(median "${contents[@]}")
 echo "program: ${prog[*]}; $reps runs each, median wall seconds"
 echo "plain:          $p s"
-echo "shapes only:    $s s ($(echo "scale=3; $s / $p" | bc)x)"
-echo "with contents:  $c s ($(echo "scale=3; $c / $p" | bc)x; $bytes bytes of blobs)"
+echo "shapes only:    $s s ($(awk "BEGIN{printf \"%.3f\", $s / $p}")x)"
+echo "with contents:  $c s ($(awk "BEGIN{printf \"%.3f\", $c / $p}")x; $bytes bytes of blobs)"
