@@ -5,8 +5,10 @@
 #include "clang/Driver/CreateInvocationFromArgs.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Serialization/PCHContainerOperations.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
@@ -61,16 +63,25 @@ private:
 };
 } // namespace
 
+std::string pchStubPath(StringRef PchPath) {
+  return (PchPath + ".stub.cu").str();
+}
+
 Expected<std::unique_ptr<ParsedFile>>
-parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
-  if (Command.size() < 2)
-    return createStringError(inconvertibleErrorCode(), "empty compile command");
+parseOnce(const std::vector<std::string> &Command, const ParseOptions &Opts,
+          bool WithPch) {
   std::unique_ptr<ParsedFile> PF(new ParsedFile());
   PF->MainFile = Command.back();
   PF->DiagOpts = std::make_shared<DiagnosticOptions>();
   PF->DiagOpts->ShowColors = Opts.DiagOS && Opts.DiagOS->has_colors();
-  if (Opts.DiagOS)
-    PF->Printer = std::make_unique<FilteringPrinter>(*Opts.DiagOS, *PF->DiagOpts,
+  raw_ostream *DiagOS = Opts.DiagOS;
+  if (WithPch && DiagOS) {
+    PF->HeldOS = std::make_unique<raw_string_ostream>(PF->Held);
+    PF->HeldOS->enable_colors(DiagOS->has_colors());
+    DiagOS = PF->HeldOS.get();
+  }
+  if (DiagOS)
+    PF->Printer = std::make_unique<FilteringPrinter>(*DiagOS, *PF->DiagOpts,
                                                      Opts.ShowWarnings);
   else
     PF->Printer = std::make_unique<IgnoringDiagConsumer>();
@@ -78,7 +89,10 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
       DiagnosticIDs::create(), *PF->DiagOpts, PF->Printer.get(),
       /*ShouldOwnClient=*/false);
 
-  IntrusiveRefCntPtr<vfs::FileSystem> VFS = makeOverlayFileSystem(Opts.Overlay);
+  FileOverlay Overlay = Opts.Overlay;
+  if (WithPch)
+    Overlay.emplace(pchStubPath(Opts.RuntimePch), "");
+  IntrusiveRefCntPtr<vfs::FileSystem> VFS = makeOverlayFileSystem(Overlay);
   std::vector<const char *> Argv;
   for (const std::string &A : Command)
     Argv.push_back(A.c_str());
@@ -94,6 +108,20 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
   if (PF->Diags->hasErrorOccurred())
     return createStringError(inconvertibleErrorCode(),
                              "%s: invalid compile flags", PF->MainFile.c_str());
+  if (WithPch) {
+    // The PCH stands for the runtime wrapper, so it must be the first
+    // implicit include; the reader then drops that include itself.
+    PreprocessorOptions &PPOpts = CI->getPreprocessorOpts();
+    if (PPOpts.Includes.empty() ||
+        sys::path::filename(PPOpts.Includes.front()) != CudaRuntimeWrapper)
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: the command does not start with -include "
+                               "%s",
+                               PF->MainFile.c_str(),
+                               CudaRuntimeWrapper.data());
+    PPOpts.ImplicitPCHInclude = Opts.RuntimePch;
+    PF->UsedPch = true;
+  }
 
   auto FM = makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), VFS);
   PF->AST = ASTUnit::LoadFromCompilerInvocation(
@@ -105,7 +133,24 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
                              "%s: %u error%s while parsing the device side",
                              PF->MainFile.c_str(), N, N == 1 ? "" : "s");
   }
+  if (PF->HeldOS && Opts.DiagOS)
+    *Opts.DiagOS << PF->Held;
   return PF;
+}
+
+Expected<std::unique_ptr<ParsedFile>>
+parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
+  if (Command.size() < 2)
+    return createStringError(inconvertibleErrorCode(), "empty compile command");
+  if (!Opts.RuntimePch.empty()) {
+    auto PF = parseOnce(Command, Opts, /*WithPch=*/true);
+    if (PF)
+      return PF;
+    // A PCH that does not fit, or an error in the code: the parse without
+    // it says which, with the only diagnostics shown.
+    consumeError(PF.takeError());
+  }
+  return parseOnce(Command, Opts, /*WithPch=*/false);
 }
 
 } // namespace astra

@@ -69,3 +69,8 @@ config.substitutions.append(("%astra_src_root", config.astra_src_root))
 config.substitutions.append(("%astra_obj_root", config.astra_obj_root))
 if os.getuid() == 0:
     config.available_features.add("root")
+if shutil.which("patch"):
+    config.available_features.add("patch")
+# Runs a command as another uid without an account (util-linux).
+if shutil.which("setpriv"):
+    config.available_features.add("setpriv")

@@ -30,7 +30,23 @@ struct ParseOptions {
   llvm::raw_ostream *DiagOS = &llvm::errs();
   /// Keep warnings quiet: only errors are printed unless set.
   bool ShowWarnings = false;
+  /// A precompiled header of clang's CUDA runtime wrapper built for this
+  /// command (lib/Compile's parsePch), loaded in place of the wrapper's
+  /// implicit `-include`: the runtime headers then cost milliseconds, not
+  /// the second a parse otherwise spends in them. A parse that fails with
+  /// it is done again without it, so it only ever changes the speed.
+  std::string RuntimePch;
 };
+
+/// The file name of clang's CUDA runtime wrapper, the implicit `-include`
+/// a runtime PCH stands for.
+constexpr llvm::StringLiteral CudaRuntimeWrapper =
+    "__clang_cuda_runtime_wrapper.h";
+
+/// The in-memory stub a runtime PCH is built from and must be loaded with:
+/// clang validates a PCH's input files by size and time, so it must be in
+/// the overlay of both the PCH build and every parse or compile using it.
+std::string pchStubPath(llvm::StringRef PchPath);
 
 /// An AST together with the diagnostics machinery it needs to stay valid.
 class ParsedFile {
@@ -43,11 +59,18 @@ public:
   llvm::StringRef mainFile() const { return MainFile; }
   unsigned numWarnings() const;
 
+  /// Whether the parse loaded ParseOptions::RuntimePch.
+  bool usedRuntimePch() const { return UsedPch; }
+
 private:
   friend llvm::Expected<std::unique_ptr<ParsedFile>>
-  parseCuda(const std::vector<std::string> &Command,
-            const ParseOptions &Opts);
+  parseOnce(const std::vector<std::string> &Command, const ParseOptions &Opts,
+            bool WithPch);
   ParsedFile() = default;
+  /// Diagnostics of a parse with the PCH, held until it is known to stand.
+  std::string Held;
+  std::unique_ptr<llvm::raw_string_ostream> HeldOS;
+  bool UsedPch = false;
   std::shared_ptr<clang::DiagnosticOptions> DiagOpts;
   std::unique_ptr<clang::DiagnosticConsumer> Printer;
   llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> Diags;
