@@ -162,7 +162,7 @@ void BlockSizePass::run(PassContext &PC) {
   EditSet ES;
   unsigned Sites = 0;
   std::string Where;
-  for (const CUDAKernelCallExpr *L : KL.Launches) {
+  for (const CUDAKernelCallExpr *L : KL.chevrons()) {
     const CallExpr *Config = L->getConfig();
     SourceLocation At = L->getBeginLoc();
     if (!Config || Config->getNumArgs() < 2) {
@@ -190,7 +190,7 @@ void BlockSizePass::run(PassContext &PC) {
       const VarDecl *Shared = nullptr;
       if (A.E)
         if (const DeclRefExpr *R =
-                configLocalReadElsewhere(Ctx, A.E, KL.Launches, Shared)) {
+                configLocalReadElsewhere(Ctx, A.E, KL.chevrons(), Shared)) {
           PC.refused(R->getLocation(),
                      std::string("the launch's ") + A.Name + " reads '" +
                          Shared->getName().str() +

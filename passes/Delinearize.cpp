@@ -552,7 +552,7 @@ void DelinearizePass::run(PassContext &PC) {
   std::string Where;
   const std::string X = std::to_string(Bx), Y = std::to_string(By),
                     XY = std::to_string(Bx * By);
-  for (const CUDAKernelCallExpr *L : KL.Launches) {
+  for (const CUDAKernelCallExpr *L : KL.chevrons()) {
     const CallExpr *Config = L->getConfig();
     SourceLocation At = L->getBeginLoc();
     if (!Config || Config->getNumArgs() < 2)

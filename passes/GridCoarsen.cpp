@@ -294,7 +294,7 @@ void GridCoarsenPass::run(PassContext &PC) {
   EditSet ES;
   unsigned Sites = 0;
   std::string Where;
-  for (const CUDAKernelCallExpr *L : KL.Launches) {
+  for (const CUDAKernelCallExpr *L : KL.chevrons()) {
     const CallExpr *Config = L->getConfig();
     SourceLocation At = L->getBeginLoc();
     if (!Config || Config->getNumArgs() < 1)

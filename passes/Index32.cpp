@@ -5,10 +5,14 @@
 // explicit type or a use that only reads the value (an index, a comparison,
 // a conversion to a declared type) stops it. The program keeps its meaning
 // when every value along those paths is the same in both programs:
-//  - the pass computes, for every shape set of the spec, the range of each
-//    expression from what the spec fixes: launch dimensions (threadIdx in
-//    [0, blockDim), blockIdx in [0, gridDim)), integer scalar arguments and
-//    compile-time constants; locals contribute the union of everything
+//  - the pass computes, for every shape set of the spec and every launch the
+//    program can make there, the range of each expression: sizes from the
+//    spec (integer scalar arguments), launch dimensions (threadIdx in
+//    [0, blockDim), blockIdx in [0, gridDim)) from the spec's launch and from
+//    every configuration the code's launch sites allow (the launch space:
+//    a run-time block size at each swept size, each launch site's constant
+//    block), and, where the file does not show or cannot reproduce a launch,
+//    any launch CUDA allows; compile-time constants; locals contribute the union of everything
 //    assigned to them, and the counter of a counted loop (`i < bound`,
 //    `i += step`, step >= 0) ranges up to bound - 1 + step. Anything else (a
 //    load from memory, an unknown call) makes the range unknown and the pass
@@ -29,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 #include "Index32.h"
 #include "PassSupport.h"
+#include "astra/Spec/LaunchSpace.h"
 #include "astra/Spec/Spec.h"
 
 #include "clang/AST/ExprCXX.h"
@@ -85,35 +90,58 @@ std::string shortText(const PassContext &PC, const Stmt *S) {
 /// What the spec fixes for one shape set.
 struct ShapeEnv {
   std::string Name;
-  int64_t Block[3] = {1, 1, 1}, Grid[3] = {1, 1, 1};
+  /// The launch: exact where the code shows it, a range otherwise
+  /// (Lo <= value <= Hi).
+  int64_t BlockLo[3] = {1, 1, 1}, Block[3] = {1, 1, 1};
+  int64_t GridLo[3] = {1, 1, 1}, Grid[3] = {1, 1, 1};
   DenseMap<unsigned, int64_t> Scalars; ///< Parameter index -> value.
 };
 
-/// Builds one environment per shape set of \p S.
-Expected<std::vector<ShapeEnv>> shapeEnvs(const KernelSpec &S) {
+/// \p E with any launch CUDA allows: what holds for launches the code does
+/// not show.
+void anyLaunch(ShapeEnv &E) {
+  for (unsigned I = 0; I < 3; ++I) {
+    E.BlockLo[I] = E.GridLo[I] = 1;
+    E.Block[I] = MaxBlockDims[I];
+    E.Grid[I] = I == 0 ? 2147483647 : 65535;
+  }
+}
+
+/// One environment per shape set of \p S and launch the program can make
+/// there: the spec's launch, each configuration of the code's launch space
+/// (astra/Spec/LaunchSpace.h) and, where the code does not show or cannot
+/// reproduce a launch, any launch at all. The spec gives sizes; only the
+/// code says which launches exist.
+Expected<std::vector<ShapeEnv>> shapeEnvs(const KernelSpec &S,
+                                          const KernelLaunchFacts &Facts) {
   std::vector<ShapeEnv> Envs;
-  for (const ShapeSet &Shape : S.Shapes) {
+  auto Add = [&](std::string Name, const Env &Vars, const LaunchSpec &L,
+                 bool Any) -> Error {
     ShapeEnv E;
-    E.Name = Shape.Name;
+    E.Name = std::move(Name);
     for (unsigned I = 0; I < 3; ++I) {
       for (auto [SE, Out, Field] :
-           {std::tuple{&S.Launch.Block[I], &E.Block[I], "launch.block"},
-            std::tuple{&S.Launch.Grid[I], &E.Grid[I], "launch.grid"}}) {
+           {std::tuple{&L.Block[I], &E.Block[I], "launch.block"},
+            std::tuple{&L.Grid[I], &E.Grid[I], "launch.grid"}}) {
         if (SE->empty())
           continue;
-        auto V = SE->evalInt(Shape.Vars);
+        auto V = SE->evalInt(Vars);
         if (!V)
           return createStringError(
               inconvertibleErrorCode(), "%s: kernel '%s': shape set '%s': %s: %s",
               displayPath(S.SpecPath).c_str(), S.Kernel.c_str(),
-              Shape.Name.c_str(), Field, toString(V.takeError()).c_str());
+              E.Name.c_str(), Field, toString(V.takeError()).c_str());
         *Out = *V;
       }
+      E.BlockLo[I] = E.Block[I];
+      E.GridLo[I] = E.Grid[I];
     }
+    if (Any)
+      anyLaunch(E);
     for (const ArgSpec &A : S.Args) {
       if (A.IsBuffer || A.ScalarValue.empty())
         continue;
-      auto V = A.ScalarValue.eval(Shape.Vars);
+      auto V = A.ScalarValue.eval(Vars);
       if (!V) {
         consumeError(V.takeError());
         continue;
@@ -122,6 +150,21 @@ Expected<std::vector<ShapeEnv>> shapeEnvs(const KernelSpec &S) {
         E.Scalars[A.Index] = V->I;
     }
     Envs.push_back(std::move(E));
+    return Error::success();
+  };
+  for (const ShapeSet &Shape : S.Shapes) {
+    auto Plan = planLaunchSpace(S, Facts, Shape);
+    if (!Plan)
+      return Plan.takeError();
+    bool Unknown = !Plan->Complete;
+    if (Error E = Add(Shape.Name, Shape.Vars, S.Launch, false))
+      return std::move(E);
+    for (const LaunchVariant &V : Plan->Variants)
+      if (Error E = Add(Shape.Name + "@" + V.Name, V.Vars, V.Launch, false))
+        return std::move(E);
+    if (Unknown)
+      if (Error E = Add(Shape.Name + "@any launch", Shape.Vars, S.Launch, true))
+        return std::move(E);
   }
   return Envs;
 }
@@ -350,8 +393,8 @@ private:
     if (Var == "blockIdx")
       return Range{0, Wide(Env.Grid[D]) - 1};
     if (Var == "blockDim")
-      return Range::exact(Env.Block[D]);
-    return Range::exact(Env.Grid[D]);
+      return Range{Wide(Env.BlockLo[D]), Wide(Env.Block[D])};
+    return Range{Wide(Env.GridLo[D]), Wide(Env.Grid[D])};
   }
 
   std::optional<Range> cast(const CastExpr *CE) {
@@ -994,6 +1037,7 @@ void Index32Pass::run(PassContext &PC) {
                K.QualifiedName + "'");
     return;
   }
+  KernelLaunchFacts Launches = plainFacts(findLaunches(PC.astContext(), K.Decl));
   SiteVotes Votes(kernelBodies(K.Decl));
   for (unsigned B = 0; B < Votes.bodies().size(); ++B) {
     const KernelBody &Body = Votes.bodies()[B];
@@ -1004,7 +1048,7 @@ void Index32Pass::run(PassContext &PC) {
     if (!S) {
       NoSpec = "no spec entry describes the instantiation '" + Body.Label +
                "'";
-    } else if (auto E = shapeEnvs(*S)) {
+    } else if (auto E = shapeEnvs(*S, Launches)) {
       Envs = std::move(*E);
       if (Envs.empty())
         NoSpec = "the spec for '" + S->Kernel + "' has no shape sets";
@@ -1032,9 +1076,16 @@ void Index32Pass::run(PassContext &PC) {
                       "'"
                 : "the cast '" + C.Before + "' -> int";
       Votes.accept(B, C.Loc, Kind, {*C.Edit},
-                   What + ": every value it takes and feeds stays in [0, 2^30) "
-                   "in all " + std::to_string(Envs.size()) +
-                   " shape sets (its own: [" + str(C.Values->Lo) + ", " +
+                   What + ": every value it takes and feeds stays in [0, 2^30) " +
+                   (S->Shapes.size() == 1
+                        ? std::string("in the spec's shape set")
+                        : "in all " + std::to_string(S->Shapes.size()) +
+                              " shape sets") +
+                   (Envs.size() > S->Shapes.size()
+                        ? " under all " + std::to_string(Envs.size()) +
+                              " launches the code can make there"
+                        : std::string()) +
+                   " (its own: [" + str(C.Values->Lo) + ", " +
                    str(C.Values->Hi) + "])");
     }
   }

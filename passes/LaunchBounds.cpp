@@ -1,28 +1,25 @@
 //===- LaunchBounds.cpp ---------------------------------------------------===//
 //
 // Safety argument. `__launch_bounds__(M)` makes every launch with more than M
-// threads per block fail, so M must cover every launch the program makes:
-//  - from the file: every launch site of the kernel (or of its
-//    instantiations, in instantiated callers too) passes a block whose
-//    dimensions evaluate to constants (literals, constexpr and const values,
-//    template arguments, locals initialized once and never changed, dim3
-//    built from those), no launch hides in a template that is never
-//    instantiated, and the kernel's address is not taken (cudaLaunchKernel
-//    and function pointers launch without a visible configuration);
-//  - or from the workload spec, which states how the kernel is launched:
-//    launch.block evaluated for every shape set.
-// M is the largest block of all of them; a block over 1024 threads (or a
-// dimension over the hardware limits) is a launch that fails already, and
-// the pass refuses. A kernel that already has launch bounds keeps them, and
-// a kernel declared more than once is refused (the attribute would have to
-// match on every declaration). The kernel may still be launched from other
-// translation units; docs/passes.md says so, and the spec is how a user
-// states the contract.
+// threads per block fail, so M must cover every launch the program makes,
+// and only the code shows those (astra/Frontend/LaunchFacts.h): every launch
+// of the kernel (or of its instantiations, in instantiated callers too) is
+// in this file, none hides behind a function pointer, a template never
+// instantiated, a declaration in a header or C linkage, and each passes a
+// block the code bounds: constants (literals, constexpr and const values,
+// template arguments, locals initialized once and never changed, dim3 built
+// from those) or a `min` with one (`std::min(d, 1024)`). cudaLaunchKernel's
+// block is read like a `<<<>>>`'s; cudaLaunchKernelEx keeps it in a struct,
+// and the pass refuses. M is the largest bound; a constant block over 1024
+// threads (or a dimension over the hardware limits) is a launch that fails
+// already, and the pass refuses. The workload spec is not evidence: it says
+// which workloads to run, not which launches exist. A kernel that already
+// has launch bounds keeps them, and a kernel declared more than once is
+// refused (the attribute would have to match on every declaration).
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchBounds.h"
 #include "PassSupport.h"
-#include "astra/Spec/Spec.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
@@ -36,10 +33,6 @@ namespace astra {
 
 namespace {
 
-/// Dimension limits of a block (x, y, z) and of their product.
-constexpr int64_t MaxBlockDim[3] = {1024, 1024, 64};
-constexpr int64_t MaxBlockThreads = 1024;
-
 /// Checks one block against the hardware limits; returns the threads per
 /// block or an error message.
 Expected<int64_t> blockThreads(const std::array<int64_t, 3> &D,
@@ -47,13 +40,13 @@ Expected<int64_t> blockThreads(const std::array<int64_t, 3> &D,
   static const char *Axis[3] = {"x", "y", "z"};
   int64_t Threads = 1;
   for (unsigned I = 0; I < 3; ++I) {
-    if (D[I] < 1 || D[I] > MaxBlockDim[I])
+    if (D[I] < 1 || D[I] > MaxBlockDims[I])
       return createStringError(
           inconvertibleErrorCode(),
           "%s uses block dimension %s = %lld, outside 1..%lld (the launch "
           "fails already)",
           Where.c_str(), Axis[I], (long long)D[I],
-          (long long)MaxBlockDim[I]);
+          (long long)MaxBlockDims[I]);
     Threads *= D[I];
   }
   if (Threads > MaxBlockThreads)
@@ -100,95 +93,33 @@ void LaunchBoundsPass::run(PassContext &PC) {
     return;
   }
 
-  // Evidence from the launch sites in the file.
+  // Only the code says which launches exist: a spec describes workloads to
+  // run and never licenses a bound the launch sites do not show.
   KernelLaunches KL = findLaunches(Ctx, FD);
-  int64_t FileMax = 0;
-  std::string FileWhere, FileProblem;
-  if (KL.AddressTaken)
-    FileProblem = "the kernel's address is taken at " +
-                  posText(PC, KL.AddressTaken->getBeginLoc()) +
-                  ", so some launches are not visible";
-  else if (KL.Unresolved)
-    FileProblem = "the launch at " + posText(PC, KL.Unresolved->getBeginLoc()) +
-                  " is in a template never instantiated here";
-  else if (KL.Launches.empty())
-    FileProblem = "no launch site in this file";
-  for (const CUDAKernelCallExpr *L : KL.Launches) {
-    std::string Where = "the launch at " + posText(PC, L->getBeginLoc());
-    const CallExpr *Config = L->getConfig();
-    auto Dims = Config && Config->getNumArgs() >= 2
-                    ? launchBlockDims(Config->getArg(1), Ctx)
-                    : std::nullopt;
-    if (!Dims) {
-      if (FileProblem.empty())
-        FileProblem = Where + " passes a block size that is not a "
-                      "compile-time constant";
-      continue;
-    }
-    auto T = blockThreads(*Dims, Where);
-    if (!T) {
-      PC.refused(Loc, toString(T.takeError()));
-      return;
-    }
-    if (*T > FileMax) {
-      FileMax = *T;
-      FileWhere = Where;
-    }
+  std::string Unknown;
+  if (!KL.maxThreads(&Unknown)) {
+    PC.refused(Loc, "the code does not bound every launch's block size: " +
+                        Unknown);
+    return;
   }
-
-  // Evidence from the workload spec.
-  int64_t SpecMax = 0;
-  std::string SpecWhere;
-  std::vector<const KernelSpec *> Specs = specsOf(PC.options(), K);
-  for (const KernelSpec *S : Specs) {
-    for (const ShapeSet &Shape : S->Shapes) {
-      std::array<int64_t, 3> D = {1, 1, 1};
-      std::string Where = "the spec " + displayPath(S->SpecPath) +
-                          " (kernel '" + S->Kernel + "', shape set '" +
-                          Shape.Name + "')";
-      for (unsigned I = 0; I < 3; ++I) {
-        if (S->Launch.Block[I].empty())
-          continue;
-        auto V = S->Launch.Block[I].evalInt(Shape.Vars);
-        if (!V) {
-          PC.refused(Loc, Where + ": launch.block: " +
-                              toString(V.takeError()));
-          return;
-        }
-        D[I] = *V;
-      }
-      auto T = blockThreads(D, Where);
+  int64_t Max = 0;
+  std::string MaxWhere;
+  for (const LaunchFact &L : KL.Launches) {
+    if (auto C = L.Block.constant()) {
+      auto T = blockThreads(*C, L.where());
       if (!T) {
         PC.refused(Loc, toString(T.takeError()));
         return;
       }
-      if (*T > SpecMax) {
-        SpecMax = *T;
-        SpecWhere = Where;
-      }
+    }
+    if (L.Block.maxThreads() > Max) {
+      Max = L.Block.maxThreads();
+      MaxWhere = L.where();
     }
   }
-
-  int64_t Max = 0;
-  std::string Why;
-  if (FileProblem.empty()) {
-    Max = std::max(FileMax, SpecMax);
-    Why = "the largest block of any launch: " +
-          (FileMax >= SpecMax ? FileWhere : SpecWhere) + " uses " +
-          std::to_string(Max) + " threads";
-  } else if (SpecMax > 0) {
-    Max = std::max(FileMax, SpecMax);
-    Why = "the largest block in the spec's shape sets (" +
-          (SpecMax >= FileMax ? SpecWhere : FileWhere) + ": " +
-          std::to_string(Max) + " threads); the file alone does not show "
-          "it: " + FileProblem;
-  } else {
-    PC.refused(Loc, "block sizes are unknown: " + FileProblem +
-                        (Specs.empty() ? "; no spec gives launch.block "
-                                         "(--spec)"
-                                       : "; the spec has no shape sets"));
-    return;
-  }
+  std::string Why = "the largest block of any launch: " + MaxWhere + " uses " +
+                    (KL.constantBlocks() ? "" : "at most ") +
+                    std::to_string(Max) + " threads";
 
   std::string Attr = "__launch_bounds__(" + std::to_string(Max) +
                      (MinBlocks ? ", " + std::to_string(MinBlocks) : "") + ")";

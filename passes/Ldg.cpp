@@ -324,17 +324,14 @@ void LdgPass::run(PassContext &PC) {
   // Which pointer parameters may be loaded through __ldg, and why they
   // cannot alias a buffer the kernel writes.
   KernelLaunches KL = findLaunches(Ctx, FD);
-  std::string LaunchProblem;
-  if (KL.AddressTaken)
-    LaunchProblem = "the kernel's address is taken at " +
-                    posText(PC, KL.AddressTaken->getBeginLoc()) +
-                    ", so launches through it are not visible";
-  else if (KL.Unresolved)
-    LaunchProblem = "the launch at " +
-                    posText(PC, KL.Unresolved->getBeginLoc()) +
-                    " is in a template never instantiated here";
-  else if (KL.Launches.empty())
-    LaunchProblem = "no launch site in this file shows what it is passed";
+  std::string LaunchProblem =
+      KL.allVisible() ? std::string()
+                      : "the file may not show what every launch passes it (" +
+                            KL.Hidden + ")";
+  for (const LaunchFact &L : KL.Launches)
+    if (LaunchProblem.empty() && !L.Chevron)
+      LaunchProblem = L.where() + " passes its arguments through a launch "
+                                  "API, where this pass does not follow them";
 
   std::vector<ParamVerdict> Params(FD->getNumParams());
   for (const ParmVarDecl *P : FD->parameters()) {
@@ -363,7 +360,7 @@ void LdgPass::run(PassContext &PC) {
       continue;
     }
     std::string Why = LaunchProblem;
-    for (const CUDAKernelCallExpr *L : KL.Launches) {
+    for (const CUDAKernelCallExpr *L : KL.chevrons()) {
       if (!Why.empty())
         break;
       for (const ParmVarDecl *Q : FD->parameters()) {

@@ -371,73 +371,6 @@ bool isBarrierCall(const SourceManager &SM, const Stmt *S) {
   return false;
 }
 
-namespace {
-
-/// Launches of one kernel, and uses of it that are not launches.
-class LaunchFinder : public RecursiveASTVisitor<LaunchFinder> {
-public:
-  explicit LaunchFinder(const FunctionDecl *K) : K(K->getCanonicalDecl()) {}
-  bool shouldVisitTemplateInstantiations() const { return true; }
-
-  bool isKernel(const FunctionDecl *FD) const {
-    const FunctionDecl *P = FD->getTemplateInstantiationPattern();
-    return (P ? P : FD)->getCanonicalDecl() == K;
-  }
-
-  bool TraverseFunctionDecl(FunctionDecl *FD) {
-    const FunctionDecl *Saved = Current;
-    Current = FD;
-    bool R = RecursiveASTVisitor::TraverseFunctionDecl(FD);
-    Current = Saved;
-    return R;
-  }
-
-  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
-    const Expr *Callee = E->getCallee()->IgnoreImplicit();
-    if (const FunctionDecl *FD = E->getDirectCallee()) {
-      if (isKernel(FD)) {
-        R.Launches.push_back(E);
-        CalleeRefs.insert(Callee);
-      }
-      return true;
-    }
-    const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee);
-    if (!ULE || ULE->getName().getAsString() != K->getNameAsString())
-      return true;
-    // A dependent launch inside a function template: the instantiations,
-    // visited too, show it resolved. Only a template that is never
-    // instantiated here leaves it unknown.
-    const FunctionTemplateDecl *FTD =
-        Current ? Current->getDescribedFunctionTemplate() : nullptr;
-    bool Instantiated = false;
-    if (FTD)
-      for (const FunctionDecl *S : FTD->specializations())
-        Instantiated |= S->getBody() != nullptr;
-    if (!Instantiated && !R.Unresolved)
-      R.Unresolved = E;
-    return true;
-  }
-
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
-    if (auto *FD = dyn_cast<FunctionDecl>(E->getDecl()))
-      if (isKernel(FD) && !CalleeRefs.count(E) && !R.AddressTaken)
-        R.AddressTaken = E;
-    return true;
-  }
-
-  const FunctionDecl *K;
-  const FunctionDecl *Current = nullptr;
-  SmallPtrSet<const Expr *, 8> CalleeRefs;
-  KernelLaunches R;
-};
-
-} // namespace
-
-KernelLaunches findLaunches(ASTContext &Ctx, const FunctionDecl *Kernel) {
-  LaunchFinder LF(Kernel);
-  LF.TraverseDecl(Ctx.getTranslationUnitDecl());
-  return LF.R;
-}
 
 bool launchArgsMayAlias(const CUDAKernelCallExpr *E, unsigned I, unsigned J) {
   auto BI = pointerBases(E->getArg(I));
@@ -656,19 +589,19 @@ std::string posText(const PassContext &PC, SourceLocation Loc) {
 
 bool refuseUnlessAllLaunchesVisible(PassContext &PC, const KernelLaunches &KL,
                                     SourceLocation Loc) {
-  if (KL.AddressTaken)
-    PC.refused(KL.AddressTaken->getBeginLoc(),
-               "the kernel's address is taken here, so some launches are not "
-               "visible");
-  else if (KL.Unresolved)
-    PC.refused(KL.Unresolved->getBeginLoc(),
-               "this launch is in a template never instantiated here");
-  else if (KL.Launches.empty())
-    PC.refused(Loc, "no launch site in this file: the launch is not this "
-                    "file's to change");
-  else
-    return false;
-  return true;
+  if (!KL.allVisible()) {
+    PC.refused(KL.HiddenLoc.isValid() ? KL.HiddenLoc : Loc,
+               "the launch is not this file's to change: " + KL.Hidden);
+    return true;
+  }
+  for (const LaunchFact &L : KL.Launches)
+    if (!L.Chevron) {
+      PC.refused(L.E->getBeginLoc(),
+                 L.where() + " goes through a launch API, which this pass "
+                             "does not edit");
+      return true;
+    }
+  return false;
 }
 
 /// Evaluates an integer expression: a constant, or a local variable

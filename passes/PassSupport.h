@@ -18,6 +18,7 @@
 #ifndef ASTRA_PASSES_PASSSUPPORT_H
 #define ASTRA_PASSES_PASSSUPPORT_H
 
+#include "astra/Frontend/LaunchFacts.h"
 #include "astra/Rewrite/Pass.h"
 
 #include "clang/AST/Expr.h"
@@ -151,25 +152,21 @@ llvm::StringRef systemCalleeName(const clang::SourceManager &SM,
 /// bar/barrier inline asm).
 bool isBarrierCall(const clang::SourceManager &SM, const clang::Stmt *S);
 
-/// The launches of a kernel that this translation unit shows.
-struct KernelLaunches {
-  /// Launches whose callee is the kernel or one of its instantiations
-  /// (including launches in instantiated function templates).
-  std::vector<const clang::CUDAKernelCallExpr *> Launches;
-  /// A launch, in a template never instantiated here, that names the kernel
-  /// through a dependent callee: its arguments are unknown.
-  const clang::CUDAKernelCallExpr *Unresolved = nullptr;
-  /// A use of the kernel other than as a launch callee (its address taken,
-  /// e.g. for cudaLaunchKernel): launches through it are not visible.
-  const clang::Expr *AddressTaken = nullptr;
-};
-KernelLaunches findLaunches(clang::ASTContext &Ctx,
-                            const clang::FunctionDecl *Kernel);
+/// The launches of a kernel that this translation unit shows, with what
+/// the code proves about each (astra/Frontend/LaunchFacts.h).
+using KernelLaunches = LaunchFacts;
+inline KernelLaunches findLaunches(clang::ASTContext &Ctx,
+                                   const clang::FunctionDecl *Kernel) {
+  return analyzeLaunches(Ctx, Kernel);
+}
 
 /// Records a refusal, and returns true, when the launches of \p KL are not
-/// all this file's to change: the kernel's address is taken, a launch is
-/// in a template never instantiated, or there is no launch (\p Loc: the
-/// kernel). Passes that edit launch sites need every launch.
+/// all this file's to change: the program may launch the kernel where the
+/// file does not show it (LaunchFacts::Hidden: its address taken, a launch
+/// in a template never instantiated, a declaration in a header, C linkage,
+/// no launch at all), or a launch goes through a launch API (cudaLaunchKernel
+/// and friends), which passes cannot edit (\p Loc: the kernel). Passes that
+/// edit launch sites need every launch as a `<<<>>>`.
 bool refuseUnlessAllLaunchesVisible(PassContext &PC, const KernelLaunches &KL,
                                     clang::SourceLocation Loc);
 

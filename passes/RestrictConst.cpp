@@ -5,13 +5,16 @@
 //   through keeps every read; it changes the kernel's type (and mangled name),
 //   so the pass refuses when anything depends on the exact type: another
 //   declaration of the kernel, an explicit instantiation or specialization,
-//   or a use of the kernel other than a launch (its address taken).
+//   or a use of the kernel other than a launch (its address taken, also by
+//   name in a template never instantiated here, as dispatch macros do for
+//   cudaLaunchKernelEx).
 //  __restrict__: a top-level qualifier of a parameter; it does not change the
 //   kernel's type. It promises that the buffers do not overlap, which only
-//   callers can keep: the pass fires only when the file shows every caller
-//   (at least one launch site, all in this file, and the kernel's address
-//   never taken) and no launch passes two arguments derived from the same
-//   variable. The option
+//   callers can keep: the pass fires only when the file shows every launch
+//   (astra/Frontend/LaunchFacts.h: none hidden behind a function pointer, a
+//   template never instantiated, a header declaration or C linkage; each a
+//   `<<<>>>` whose arguments it can follow) and no launch passes two
+//   arguments derived from the same variable. The option
 //   restrict-const.assume-noalias=1 states the promise for kernels with no
 //   launch site in the file.
 //
@@ -30,62 +33,6 @@ using namespace clang;
 using namespace llvm;
 
 namespace astra {
-
-namespace {
-
-/// Finds references to a kernel that are not the callee of a launch.
-class KernelRefFinder : public RecursiveASTVisitor<KernelRefFinder> {
-public:
-  explicit KernelRefFinder(const FunctionDecl *K) : K(K->getCanonicalDecl()) {}
-
-  bool TraverseCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
-    // The callee reference of a launch is fine; its arguments are not.
-    TraverseStmt(E->getConfig());
-    for (Expr *A : E->arguments())
-      TraverseStmt(A);
-    return true;
-  }
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
-    if (auto *FD = dyn_cast<FunctionDecl>(E->getDecl())) {
-      const FunctionDecl *P = FD->getTemplateInstantiationPattern();
-      if ((P ? P : FD)->getCanonicalDecl() == K && !Found)
-        Found = E;
-    }
-    return true;
-  }
-  bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *E) {
-    return true; // Dependent launch callees are handled by the launch check.
-  }
-
-  const FunctionDecl *K;
-  const DeclRefExpr *Found = nullptr;
-};
-
-/// Launch expressions of \p K in the AST, matched to the kernel model's
-/// launch sites by position.
-class LaunchCollector : public RecursiveASTVisitor<LaunchCollector> {
-public:
-  explicit LaunchCollector(const FunctionDecl *K) : K(K->getCanonicalDecl()) {}
-  bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
-    const FunctionDecl *FD = E->getDirectCallee();
-    if (FD) {
-      const FunctionDecl *P = FD->getTemplateInstantiationPattern();
-      if ((P ? P : FD)->getCanonicalDecl() == K)
-        Launches.push_back(E);
-      return true;
-    }
-    // Dependent launch (inside a template): match by name.
-    if (auto *ULE =
-            dyn_cast<UnresolvedLookupExpr>(E->getCallee()->IgnoreImplicit()))
-      if (ULE->getName().getAsString() == K->getNameAsString())
-        Launches.push_back(E);
-    return true;
-  }
-  const FunctionDecl *K;
-  std::vector<const CUDAKernelCallExpr *> Launches;
-};
-
-} // namespace
 
 void RestrictConstPass::run(PassContext &PC) {
   const KernelInfo &K = PC.kernel();
@@ -109,14 +56,13 @@ void RestrictConstPass::run(PassContext &PC) {
                      "specialization (" + I.Name + ") that names its types";
         break;
       }
-  KernelRefFinder Refs(FD);
-  Refs.TraverseDecl(Ctx.getTranslationUnitDecl());
-  if (TypeFrozen.empty() && Refs.Found)
-    TypeFrozen = "the kernel's address is taken at " +
-                 makePos(PC.sourceManager(), Refs.Found->getBeginLoc()).str();
-
-  LaunchCollector LC(FD);
-  LC.TraverseDecl(Ctx.getTranslationUnitDecl());
+  // Every use of the kernel (astra/Frontend/LaunchFacts.h): a use other
+  // than a launch (a function pointer, `auto k = kernel<T>;` for
+  // cudaLaunchKernelEx, a name in a template never instantiated here)
+  // depends on its exact type.
+  KernelLaunches KL = findLaunches(Ctx, FD);
+  if (TypeFrozen.empty() && KL.AddressTaken)
+    TypeFrozen = KL.Hidden;
   bool AssumeNoAlias =
       PC.options().intParam(name(), "assume-noalias", 0) != 0;
 
@@ -164,19 +110,17 @@ void RestrictConstPass::run(PassContext &PC) {
     if (T.isRestrictQualified())
       continue;
     std::string Why;
-    if (LC.Launches.empty() && !AssumeNoAlias)
-      Why = "no launch site in this file shows that '" + Name +
-            "' never aliases another argument (pass "
-            "--pass-opt=restrict-const.assume-noalias=1 to assert it)";
-    // A kernel whose address is taken may be launched where the file does
-    // not show it (cudaLaunchKernel, a function pointer table): the visible
-    // launches do not cover every caller.
-    if (Refs.Found && !AssumeNoAlias)
-      Why = "the kernel's address is taken at " +
-            makePos(PC.sourceManager(), Refs.Found->getBeginLoc()).str() +
-            ", so launches this file does not show may pass '" + Name +
-            "' and another argument into one buffer";
-    for (const CUDAKernelCallExpr *E : LC.Launches) {
+    // Only callers keep the promise: every launch must be here, as a
+    // `<<<>>>` whose arguments this pass can follow.
+    if (!AssumeNoAlias && !KL.allVisible())
+      Why = KL.Hidden + ", so '" + Name + "' may alias another argument "
+            "there (pass --pass-opt=restrict-const.assume-noalias=1 to "
+            "assert it never does)";
+    for (const LaunchFact &L : KL.Launches)
+      if (Why.empty() && !AssumeNoAlias && !L.Chevron)
+        Why = L.where() + " passes the arguments through a launch API, "
+              "where this pass does not follow them";
+    for (const CUDAKernelCallExpr *E : KL.chevrons()) {
       if (!Why.empty())
         break;
       unsigned I = P->getFunctionScopeIndex();

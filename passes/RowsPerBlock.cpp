@@ -424,7 +424,7 @@ void RowsPerBlockPass::run(PassContext &PC) {
   Seen.clear();
   unsigned Sites = 0;
   std::string Where;
-  for (const CUDAKernelCallExpr *L : KL.Launches) {
+  for (const CUDAKernelCallExpr *L : KL.chevrons()) {
     const CallExpr *Config = L->getConfig();
     SourceLocation At = L->getBeginLoc();
     if (!Config || Config->getNumArgs() < 2)

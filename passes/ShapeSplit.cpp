@@ -156,7 +156,7 @@ void ShapeSplitPass::run(PassContext &PC) {
   std::set<unsigned> Seen;
   unsigned Sites = 0;
   std::string Where;
-  for (const CUDAKernelCallExpr *L : KL.Launches) {
+  for (const CUDAKernelCallExpr *L : KL.chevrons()) {
     SourceLocation B = L->getBeginLoc();
     // Instantiations of one launching template share the launch's text.
     if (!Seen.insert(B.getRawEncoding()).second)

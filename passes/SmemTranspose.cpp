@@ -456,42 +456,37 @@ void SmemTransposePass::run(PassContext &PC) {
   BodyMatcher &M = *First;
   SourceLocation StoreLoc = M.Store->getBeginLoc();
 
-  // The tile size: the square block every shape set of the spec launches,
-  // else --pass-opt=smem-transpose.tile, else 32.
+  // The tile size: the square block every launch in the code passes, else
+  // --pass-opt=smem-transpose.tile, else 32. The staged path checks
+  // blockDim at run time, so any tile is correct; only the code's launches
+  // say which one will ever run (a spec describes workloads, not launches).
   int64_t Tile = PC.options().intParam(name(), "tile", 0);
-  if (Tile == 0) {
-    for (const KernelSpec *S : specsOf(PC.options(), K))
-      for (const ShapeSet &Shape : S->Shapes) {
-        int64_t D[3] = {1, 1, 1};
-        for (unsigned I = 0; I < 3; ++I) {
-          if (S->Launch.Block[I].empty())
-            continue;
-          auto V = S->Launch.Block[I].evalInt(Shape.Vars);
-          if (!V) {
-            consumeError(V.takeError());
-            D[I] = -1;
-            continue;
-          }
-          D[I] = *V;
-        }
-        if (D[0] != D[1] || D[2] != 1 || (Tile && Tile != D[0])) {
-          PC.refused(StoreLoc,
-                     formatv("the spec {0} launches blocks of ({1}, {2}, {3}) "
-                             "for shape set '{4}'{5}; the staged path runs "
-                             "only for one square block size",
-                             displayPath(S->SpecPath), D[0], D[1], D[2],
-                             Shape.Name,
-                             Tile ? formatv(" and ({0}, {0}, 1) for another",
-                                            Tile)
-                                        .str()
-                                  : std::string())
-                         .str());
-          return;
-        }
+  std::string TileWhy;
+  KernelLaunches KL = findLaunches(PC.astContext(), FD);
+  if (auto Blocks = KL.constantBlocks()) {
+    for (const std::array<int64_t, 3> &D : *Blocks)
+      if (D[0] != D[1] || D[2] != 1 || (Tile && Tile != D[0])) {
+        PC.refused(StoreLoc,
+                   formatv("the code launches blocks of ({0}, {1}, {2}){3}; "
+                           "the staged path runs only for one square block "
+                           "size",
+                           D[0], D[1], D[2],
+                           Tile ? formatv(" and ({0}, {0}, 1)", Tile).str()
+                                : std::string())
+                       .str());
+        return;
+      } else {
         Tile = D[0];
       }
-    if (Tile == 0)
-      Tile = 32;
+    TileWhy = "the block every launch passes";
+  } else if (Tile) {
+    TileWhy = "smem-transpose.tile";
+  } else {
+    Tile = 32;
+    TileWhy = "the default: the code does not show every launch's block (" +
+              (KL.allVisible() ? std::string("a block known only at run time")
+                               : KL.Hidden) +
+              ")";
   }
   if (Tile < 2 || Tile > 32) {
     PC.refused(StoreLoc, formatv("a tile of {0} x {0} threads: the pass "
@@ -619,8 +614,8 @@ void SmemTransposePass::run(PassContext &PC) {
              formatv("stores to '{0}' staged through a {1} x {1} shared tile "
                      "(stride {2} elements along threadIdx.x, 1 along "
                      "threadIdx.y; blocks other than ({1}, {1}, 1) run the "
-                     "original code)",
-                     M.Out->getName(), Tile, M.StrideX)
+                     "original code; tile size: {3})",
+                     M.Out->getName(), Tile, M.StrideX, TileWhy)
                  .str());
 }
 

@@ -830,7 +830,7 @@ void ThreadCoarsenPass::run(PassContext &PC) {
   unsigned Sites = 0;
   std::string Where;
   std::set<unsigned> SeenLaunch;
-  for (const CUDAKernelCallExpr *L : KL.Launches) {
+  for (const CUDAKernelCallExpr *L : KL.chevrons()) {
     const CallExpr *Config = L->getConfig();
     SourceLocation LAt = L->getBeginLoc();
     if (!Config || Config->getNumArgs() < 2)

@@ -988,8 +988,13 @@ public:
 /// Matches and votes on every tree loop of \p Votes' bodies. \p Caller is
 /// set when the bodies are a helper's: the kernel that calls it, whose block
 /// shape the reduction relies on too.
+/// \p NotPow2: why the launches of the kernels whose bodies these are do
+/// not show a power-of-two block x (empty when they do): a tree that starts
+/// at blockDim.x / 2 reduces every value only for such blocks, so its
+/// rewrite would change what another block size computes.
 void voteOnBodies(PassContext &PC, SiteVotes &Votes, const Names &N,
-                  const MultiDimFinder *Caller, StringRef Helper) {
+                  const MultiDimFinder *Caller, StringRef Helper,
+                  StringRef NotPow2) {
   ASTContext &Ctx = PC.astContext();
   const SourceManager &SM = PC.sourceManager();
   const StringRef Kind = "warp-reduce";
@@ -1033,6 +1038,13 @@ void voteOnBodies(PassContext &PC, SiteVotes &Votes, const Names &N,
                          R->Shared->getNameAsString() +
                          "[threadIdx.x] in a multi-dimensional block is not "
                          "handled");
+        continue;
+      }
+      if (R->Width == "blockDim.x" && !NotPow2.empty()) {
+        Votes.reject(BI, Loc, Kind,
+                     In + "the tree starts at blockDim.x / 2, which reduces "
+                          "every value only when blockDim.x is a power of "
+                          "two, and " + NotPow2.str());
         continue;
       }
       Matched.push_back({Site.Loop, std::move(*R)});
@@ -1152,7 +1164,15 @@ void WarpReducePass::run(PassContext &PC) {
           freshIdentifier(Ctx, "astra_wr_oidx")};
   EditSet ES;
   SiteVotes Votes(kernelBodies(K.Decl));
-  voteOnBodies(PC, Votes, N, nullptr, "");
+  // Whether a kernel's launches all pass power-of-two blocks (empty) or why
+  // not.
+  auto NotPow2 = [&](const FunctionDecl *Kernel) {
+    std::string Why;
+    return findLaunches(Ctx, Kernel).blockXPowerOfTwo(&Why) ? std::string()
+                                                            : Why;
+  };
+  std::string MineNotPow2 = NotPow2(K.Decl);
+  voteOnBodies(PC, Votes, N, nullptr, "", MineNotPow2);
   Votes.resolve(PC, ES);
 
   // Helpers the kernel calls. The rewrite of a helper changes it for every
@@ -1172,8 +1192,13 @@ void WarpReducePass::run(PassContext &PC) {
   MultiDimFinder Mine;
   Scan(K.Decl, HF, Mine);
   // The other kernels that read threadIdx.y or .z, and their helpers.
+  // The other kernels that read threadIdx.y or .z, and their helpers; and
+  // the other kernels whose launches may pass blocks that are not powers
+  // of two.
   std::vector<std::pair<std::vector<const FunctionDecl *>, MultiDimFinder>>
       MultiDim;
+  std::vector<std::pair<std::vector<const FunctionDecl *>, std::string>>
+      OddBlocks;
   if (!HF.Helpers.empty())
     for (const KernelInfo &Other : PC.allKernels()) {
       if (Other.Decl == K.Decl)
@@ -1183,14 +1208,22 @@ void WarpReducePass::run(PassContext &PC) {
       Scan(Other.Decl, OtherHF, OtherMD);
       if (OtherMD.Found.isValid())
         MultiDim.push_back({OtherHF.Helpers, OtherMD});
+      if (std::string Why = NotPow2(Other.Decl); !Why.empty())
+        OddBlocks.push_back({OtherHF.Helpers, "kernel '" + Other.Name +
+                                                  "', which calls it too: " +
+                                                  Why});
     }
   for (const FunctionDecl *H : HF.Helpers) {
     MultiDimFinder Caller = Mine;
     for (auto &[Helpers, MD] : MultiDim)
       if (!Caller.Found.isValid() && is_contained(Helpers, H))
         Caller = MD;
+    std::string CallerNotPow2 = MineNotPow2;
+    for (auto &[Helpers, Why] : OddBlocks)
+      if (CallerNotPow2.empty() && is_contained(Helpers, H))
+        CallerNotPow2 = Why;
     SiteVotes HV(kernelBodies(H));
-    voteOnBodies(PC, HV, N, &Caller, H->getName());
+    voteOnBodies(PC, HV, N, &Caller, H->getName(), CallerNotPow2);
     HV.resolve(PC, ES);
   }
   ES.commit(PC);

@@ -1,5 +1,6 @@
 # astra_optimize(<target> [MODE check|fix] [KERNELS <name>...]
 #                [SPECS <spec.json>...] [WITHOUT_GPU error|static|skip]
+#                [TEST <command> [TEST_DIR <dir>] [TEST_TIMEOUT <seconds>]]
 #                [ARGS <clang-astra optimize args>...])
 #
 # Adds the custom target <target>-astra, which runs `clang-astra optimize`
@@ -15,6 +16,14 @@
 #                order of the target's sources (default <source>.astra.json)
 #   WITHOUT_GPU  what to do where no GPU is usable (--without-gpu; default
 #                error)
+#   TEST         your own test (--test): a shell command run with each
+#                file's winner in place; a winner is kept (fix) or reported
+#                (check) only when it exits 0. $ASTRA_TEST_FILE names the
+#                file. It is written to <binary dir>/<target>-astra-test.sh,
+#                which --test runs with sh
+#   TEST_DIR     where TEST runs (--test-dir; default: the current binary
+#                directory, where the target runs)
+#   TEST_TIMEOUT seconds TEST may take (--test-timeout; default 600)
 #   ARGS         further arguments to clang-astra optimize
 #
 # Flags come from the build's compile_commands.json (-p): astra_optimize sets
@@ -22,8 +31,8 @@
 # Makefile generators. Other generators write no database; then the target's
 # include directories and definitions are passed after `--`.
 function(astra_optimize target)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "MODE;WITHOUT_GPU"
-    "KERNELS;SPECS;ARGS")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG ""
+    "MODE;WITHOUT_GPU;TEST;TEST_DIR;TEST_TIMEOUT" "KERNELS;SPECS;ARGS")
   if(ARG_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR
       "astra_optimize(${target}): unknown arguments: ${ARG_UNPARSED_ARGUMENTS}")
@@ -49,6 +58,46 @@ function(astra_optimize target)
         "error, static or skip, not '${ARG_WITHOUT_GPU}'")
     endif()
     set(gpu_flag "--without-gpu=${ARG_WITHOUT_GPU}")
+  endif()
+
+  # Before CMake 3.31 an empty value (TEST "") leaves ARG_TEST undefined, as
+  # if TEST had not been given: look at the arguments themselves.
+  math(EXPR last "${ARGC} - 1")
+  foreach(i RANGE 1 ${last})
+    if("${ARGV${i}}" MATCHES "^(TEST|TEST_DIR|TEST_TIMEOUT)$")
+      math(EXPR next "${i} + 1")
+      if(next GREATER last OR "${ARGV${next}}" STREQUAL "")
+        message(FATAL_ERROR
+          "astra_optimize(${target}): ${ARGV${i}} needs a value")
+      endif()
+    endif()
+  endforeach()
+  set(test_flags)
+  if(DEFINED ARG_TEST)
+    # The command goes into a script as it was written: no CMake list or
+    # shell quoting can then take its semicolons, quotes or dollars apart.
+    set(test_script "${CMAKE_CURRENT_BINARY_DIR}/${target}-astra-test.sh")
+    if(test_script MATCHES "'")
+      message(FATAL_ERROR "astra_optimize(${target}): TEST needs a binary "
+        "directory without a single quote in its path (${test_script})")
+    endif()
+    file(WRITE "${test_script}" "${ARG_TEST}\n")
+    list(APPEND test_flags "--test=sh '${test_script}'")
+    if(DEFINED ARG_TEST_DIR)
+      get_filename_component(test_dir "${ARG_TEST_DIR}" ABSOLUTE
+        BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+      list(APPEND test_flags "--test-dir=${test_dir}")
+    endif()
+    if(DEFINED ARG_TEST_TIMEOUT)
+      if(NOT ARG_TEST_TIMEOUT MATCHES "^[0-9]+$")
+        message(FATAL_ERROR "astra_optimize(${target}): TEST_TIMEOUT must be "
+          "a number of seconds, not '${ARG_TEST_TIMEOUT}'")
+      endif()
+      list(APPEND test_flags "--test-timeout=${ARG_TEST_TIMEOUT}")
+    endif()
+  elseif(DEFINED ARG_TEST_DIR OR DEFINED ARG_TEST_TIMEOUT)
+    message(FATAL_ERROR
+      "astra_optimize(${target}): TEST_DIR and TEST_TIMEOUT need TEST")
   endif()
 
   # The CUDA sources, as absolute paths. Generator expressions in SOURCES
@@ -95,7 +144,7 @@ function(astra_optimize target)
   list(LENGTH cuda_srcs nsrcs)
   set(commands)
   set(base ClangAstra::clang-astra optimize ${mode_flag} ${gpu_flag}
-    ${flags_before} ${kernel_flags} ${ARG_ARGS})
+    ${flags_before} ${kernel_flags} ${test_flags} ${ARG_ARGS})
   if(nspecs EQUAL 0)
     list(APPEND commands COMMAND ${base} ${cuda_srcs} ${flags_after})
   elseif(nspecs EQUAL 1 AND nsrcs EQUAL 1)

@@ -14,7 +14,8 @@ using namespace llvm;
 namespace astra {
 
 Expected<std::vector<std::string>>
-EngineEvaluator::entriesFor(const FileOverlay &Files) const {
+EngineEvaluator::entriesFor(const FileOverlay &Files,
+                            std::vector<KernelLaunchFacts> *Facts) const {
   ParseOptions PO;
   PO.Overlay = Files;
   PO.DiagOS = nullptr;
@@ -25,11 +26,14 @@ EngineEvaluator::entriesFor(const FileOverlay &Files) const {
   std::vector<std::string> Out;
   for (const KernelSpec &S : Specs) {
     std::string Found;
+    const KernelInfo *FoundIn = nullptr;
     for (const KernelInfo &K : Kernels) {
       if (!K.isTemplate()) {
         if (sameKernelName(K.QualifiedName, S.Kernel) ||
-            sameKernelName(K.Name, S.Kernel))
+            sameKernelName(K.Name, S.Kernel)) {
           Found = K.MangledName;
+          FoundIn = &K;
+        }
         continue;
       }
       size_t Colon = K.QualifiedName.rfind("::");
@@ -37,14 +41,19 @@ EngineEvaluator::entriesFor(const FileOverlay &Files) const {
           Colon == std::string::npos ? "" : K.QualifiedName.substr(0, Colon + 2);
       for (const Instantiation &I : K.Instantiations)
         if (sameKernelName(I.Name, S.Kernel) ||
-            sameKernelName(Scope + I.Name, S.Kernel))
+            sameKernelName(Scope + I.Name, S.Kernel)) {
           Found = I.MangledName;
+          FoundIn = &K;
+        }
     }
     if (Found.empty())
       return createStringError(inconvertibleErrorCode(),
                                "%s: no kernel or instantiation named '%s'",
                                Command.back().c_str(), S.Kernel.c_str());
     Out.push_back(Found);
+    if (Facts)
+      Facts->push_back(
+          plainFacts(analyzeLaunches((*PF)->context(), FoundIn->Decl)));
   }
   return Out;
 }
@@ -63,9 +72,12 @@ Expected<std::vector<KernelImage>> EngineEvaluator::images(const Candidate &C) {
   auto Ptx = compileToPtx(TC, Command, CO);
   if (!Ptx)
     return Ptx.takeError();
-  auto Entries = entriesFor(Files);
+  std::vector<KernelLaunchFacts> Facts;
+  auto Entries = entriesFor(Files, C.isBaseline() ? &Facts : nullptr);
   if (!Entries)
     return Entries.takeError();
+  if (C.isBaseline())
+    BaseFacts = std::move(Facts);
   std::vector<KernelImage> Out;
   for (size_t I = 0; I < Entries->size(); ++I) {
     const std::string &Entry = (*Entries)[I];
@@ -115,6 +127,9 @@ Evaluation evaluationFromJob(const JobResult &R, bool WithCandidate) {
   E.Seeds = R.Seeds;
   E.Warnings = R.Warnings;
   for (const RunResult &Run : R.Runs) {
+    if (Run.Kind == runKindName(RunKind::LaunchSpace) &&
+        Run.V == Verdict::Pass && WithCandidate)
+      E.LaunchConfigs.push_back(Run.Name);
     E.MaxAbsError = std::max(E.MaxAbsError, Run.MaxAbsErr);
     E.MaxRelError = std::max(E.MaxRelError, Run.MaxRelErr);
     for (const std::string &W : Run.Warnings)
@@ -181,8 +196,27 @@ static void combine(Evaluation &Into, Evaluation &&E, const std::string &Prefix,
   Into.MaxAbsError = std::max(Into.MaxAbsError, E.MaxAbsError);
   Into.MaxRelError = std::max(Into.MaxRelError, E.MaxRelError);
   Into.Warnings.insert(Into.Warnings.end(), E.Warnings.begin(), E.Warnings.end());
+  for (const std::string &L : E.LaunchConfigs)
+    Into.LaunchConfigs.push_back(Prefix.empty() ? L : Prefix + ": " + L);
   for (ShapeTiming &T : E.Timings)
     Into.Timings.push_back(T);
+}
+
+Expected<LaunchSpacePlan> EngineEvaluator::launchSpace(size_t I,
+                                                       const LaunchChange &Change) {
+  if (I >= BaseFacts.size())
+    return createStringError(inconvertibleErrorCode(),
+                             "internal error: no launch facts for '%s'",
+                             Specs[I].Kernel.c_str());
+  const ShapeSet *Base = nullptr;
+  if (I < AdversarialBases.size() && AdversarialBases[I])
+    Base = &*AdversarialBases[I];
+  else if (auto Small = smallestShapeSet(Specs[I]))
+    Base = *Small;
+  else
+    return Small.takeError();
+  return jobLaunchSpace(Specs[I], BaseFacts[I], Base,
+                        Change.empty() ? nullptr : &Change);
 }
 
 Evaluation EngineEvaluator::test(const Candidate &C) {
@@ -237,6 +271,17 @@ Evaluation EngineEvaluator::runJobs(const Candidate &C, bool Verify) {
         return E;
       }
       J.CandidateLaunch = std::move(*L);
+    }
+    if (Verify) {
+      auto Space = launchSpace(I, C.launchChange());
+      if (!Space) {
+        E.S = Evaluation::Status::ContractBroken;
+        E.Detail = "the candidate's launch cannot be applied to the launches "
+                   "the code makes: " + toString(Space.takeError());
+        return E;
+      }
+      J.LaunchSpace = std::move(Space->Variants);
+      J.Notes = std::move(Space->Notes);
     }
     J.Seeds = Seeds;
     J.Options.Verify = Verify;

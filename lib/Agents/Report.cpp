@@ -44,6 +44,13 @@ void writeEvaluationJson(JsonWriter &W, const Evaluation &E) {
   W.arrayEnd();
   W.field("max_abs_error", E.MaxAbsError);
   W.field("max_rel_error", E.MaxRelError);
+  if (!E.LaunchConfigs.empty()) {
+    W.key("launch_space");
+    W.arrayBegin();
+    for (const std::string &L : E.LaunchConfigs)
+      W.value(L);
+    W.arrayEnd();
+  }
   if (!E.Warnings.empty()) {
     W.key("warnings");
     W.arrayBegin();
@@ -91,6 +98,10 @@ void writeKernelReportJson(JsonWriter &W, const KernelReport &R) {
     writeEvaluationJson(W, O.WinnerEval);
     W.field("diff", R.Diff);
     W.objectEnd();
+  }
+  if (R.Test) {
+    W.key("user_test");
+    writeUserTestJson(W, *R.Test);
   }
   if (R.PromptTokens || R.CompletionTokens) {
     W.key("tokens");
@@ -216,10 +227,29 @@ std::string reportMarkdown(const RunInfo &Info,
     if (O.Winner) {
       OS << "\nAccepted: **" << join(O.Winner->Lineage, " + ") << "** ("
          << O.Winner->Id << "): " << O.Winner->Rationale << "\n";
+      // The launches besides the spec's own the winner was verified under.
+      for (const Attempt &A : O.Attempts)
+        if (A.C.Id == O.Winner->Id && !A.E.LaunchConfigs.empty()) {
+          OS << "\nVerified also at the launches the code can make: "
+             << join(A.E.LaunchConfigs, ", ") << ".\n";
+          break;
+        }
       if (!R.Diff.empty())
         OS << "\n```diff\n" << R.Diff << "```\n";
     } else {
       OS << "\nNo change was accepted: " << O.NoWinnerReason << ".\n";
+    }
+    if (const std::optional<UserTestRecord> &T = R.Test) {
+      OS << "\nUser test (`--test`): `" << T->Command << "` in `"
+         << T->Directory << "`: " << T->summary() << "; "
+         << (T->Kept ? "the rewrite is kept"
+                     : "every file is as it was before the test")
+         << ".\n";
+      if (!T->OutputFile.empty())
+        OS << "\nIts whole output: `" << T->OutputFile << "`.\n";
+      if (!T->passed() && !T->OutputTail.empty())
+        OS << "\nIts last lines of output:\n\n```\n" << T->OutputTail
+           << "\n```\n";
     }
     OS << "\n| round | id | plan | outcome | evidence |\n|---|---|---|---|---|\n";
     for (const Attempt &A : O.Attempts) {

@@ -3,6 +3,7 @@
 #include "astra/Engine/Compare.h"
 #include "astra/Engine/Inputs.h"
 #include "astra/Engine/KernelRunner.h"
+#include "astra/Engine/ScaleRules.h"
 #include "astra/Engine/Validity.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -19,7 +20,7 @@ namespace astra {
 
 std::string describeRun(const PlannedRun &Run, std::optional<uint64_t> Seed) {
   std::string S = "shape set '" + Run.Name + "'";
-  if (Run.Kind == RunKind::OddSizes) {
+  if (Run.Kind == RunKind::OddSizes || Run.Kind == RunKind::LaunchSpace) {
     std::vector<std::string> Vs;
     for (auto &[K, V] : Run.Vars)
       Vs.push_back(K + "=" + V.str());
@@ -49,10 +50,11 @@ void recordFailure(RunResult &Out, FailureInfo F) {
 }
 
 static void recordError(RunResult &Out, StringRef Message,
-                        std::optional<uint64_t> Seed) {
+                        std::optional<uint64_t> Seed, bool Baseline = false) {
   if (Out.V == Verdict::Error)
     return;
   Out.V = Verdict::Error;
+  Out.BaselineError = Baseline;
   FailureInfo F;
   F.Kind = "error";
   F.Message = Message.str();
@@ -107,8 +109,9 @@ void recordRunError(EngineSession &S, Error E, bool IsCandidate,
   // launched, the spec (sizes, launch) is what is wrong.
   if (!IsCandidate && F.Kind != "error")
     F.Message += "; the baseline must run cleanly on every shape set the spec "
-                 "gives (check the counts and the launch configuration)";
-  recordError(Out, F.Message, Seed);
+                 "gives and at every launch its launch sites can make (check "
+                 "the counts, the launch configuration and \"launch_space\")";
+  recordError(Out, F.Message, Seed, /*Baseline=*/!IsCandidate);
 }
 
 namespace {
@@ -144,7 +147,7 @@ public:
 private:
   bool runKernel(KernelRunner &K, bool IsCandidate, uint64_t Seed);
   bool fail(StringRef Kind, const Twine &Msg, uint64_t Seed,
-            const Comparison *Cmp = nullptr);
+            const std::optional<Mismatch> &Example = std::nullopt);
   bool checkInputs(const std::map<std::string, HostBuffer> &Inputs,
                    KernelRunner &K, bool IsCandidate, uint64_t Seed);
   /// Whether any of \p Bufs differs from what \p K's last saveWritten()
@@ -188,16 +191,16 @@ std::string RunVerifier::lastSeedTimes() const {
 }
 
 bool RunVerifier::fail(StringRef Kind, const Twine &Msg, uint64_t Seed,
-                       const Comparison *Cmp) {
+                       const std::optional<Mismatch> &Example) {
   FailureInfo F;
   F.Kind = Kind.str();
   F.Seed = Seed;
   F.Message = Msg.str();
-  if (Cmp && Cmp->First) {
-    F.Buffer = Cmp->First->Buffer;
-    F.Index = Cmp->First->Index;
-    F.Expected = Cmp->First->Expected;
-    F.Actual = Cmp->First->Actual;
+  if (Example) {
+    F.Buffer = Example->Buffer;
+    F.Index = Example->Index;
+    F.Expected = Example->Expected;
+    F.Actual = Example->Actual;
   }
   recordFailure(Out, std::move(F));
   return false;
@@ -226,7 +229,7 @@ bool RunVerifier::checkGuards(KernelRunner &K, bool IsCandidate,
     recordError(Out,
                 *G + " on " + describeRun(Run, Seed) +
                     "; the spec's count for that buffer is too small",
-                Seed);
+                Seed, /*Baseline=*/true);
     return false;
   }
   return fail("out-of-bounds", *G + " on " + describeRun(Run, Seed), Seed);
@@ -262,13 +265,13 @@ bool RunVerifier::checkInputs(const std::map<std::string, HostBuffer> &Inputs,
                   "the baseline writes to '" + A.Name + "', which the spec " +
                       "calls an input, on " + describeRun(Run, Seed) + ": " +
                       describe(Cmp) + "; make it \"inout\" in the spec",
-                  Seed);
+                  Seed, /*Baseline=*/true);
       return false;
     }
     return fail("input-modified",
                 "candidate wrote to input '" + A.Name + "' on " +
                     describeRun(Run, Seed) + ": " + describe(Cmp),
-                Seed, &Cmp);
+                Seed, Cmp.First);
   }
   return true;
 }
@@ -413,13 +416,12 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
                 "the baseline fails the spec's " + S.Spec.Check->Name +
                     " check on " + Where + ": " + V->Message +
                     "; the check's parameters or the spec are wrong",
-                Seed);
+                Seed, /*Baseline=*/true);
     return false;
   }
   if (Run.Kind == RunKind::Shape) {
     for (const ArgSpec *A : Compared) {
-      std::string W =
-          weakOutputWarning(A->Name, Ref.at(A->Name), toleranceFor(S.Spec, *A));
+      std::string W = weakOutputWarning(A->Name, Ref.at(A->Name));
       if (FirstSeed) {
         if (!W.empty())
           Weak[A->Name] = W;
@@ -437,6 +439,7 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
     Tolerance T = toleranceFor(S.Spec, *A);
     return LargeValues ? largeValueTolerance(T, Ref.at(A->Name)) : T;
   };
+  bool ScaleRules = scaleRulesApply(Run);
 
   BaselineSeconds = secondsSince(Start);
   Start = std::chrono::steady_clock::now();
@@ -513,15 +516,25 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
                                       D.at(A->Name), tolerance(A), Pass);
       Out.MaxAbsErr = std::max(Out.MaxAbsErr, Cmp.MaxAbsErr);
       Out.MaxRelErr = std::max(Out.MaxRelErr, Cmp.MaxRelErr);
-      if (Cmp.ok())
+      if (!Cmp.ok()) {
+        bool Unwritten =
+            Cmp.First &&
+            StringRef(Cmp.First->Reason).starts_with("not written");
+        return fail(Unwritten ? "unwritten" : "mismatch",
+                    (Unwritten ? "candidate did not write every element of '"
+                               : "wrong result in '") +
+                        A->Name + "' on " + Where + ": " + describe(Cmp),
+                    Seed, Cmp.First);
+      }
+      if (!ScaleRules)
         continue;
-      bool Unwritten = Cmp.First &&
-                       StringRef(Cmp.First->Reason).starts_with("not written");
-      return fail(Unwritten ? "unwritten" : "mismatch",
-                  (Unwritten ? "candidate did not write every element of '"
-                             : "wrong result in '") +
-                      A->Name + "' on " + Where + ": " + describe(Cmp),
-                  Seed, &Cmp);
+      ScaleVerdict SV = checkScale(A->Name, Expected(A, Pass), D.at(A->Name),
+                                   toleranceFor(S.Spec, *A).Rtol);
+      if (!SV.ok())
+        return fail(SV.Kind,
+                    "wrong result in '" + A->Name + "' on " + Where + ": " +
+                        describe(SV),
+                    Seed, SV.Example);
     }
     if (auto V = validity(Inputs, D, Seed)) {
       FailureInfo F;
@@ -564,7 +577,7 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
                       "' differs between two runs on the same inputs (a race, "
                       "or an element it does not always write) on " +
                       Where + ": " + describe(Cmp),
-                  Seed, &Cmp);
+                  Seed, Cmp.First);
     }
   }
   return true;
@@ -609,15 +622,28 @@ void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out,
                 std::nullopt);
     return;
   }
-  auto B = KernelRunner::create(S.Ctx, S.Baseline, S.Spec, S.Spec.Launch,
+  const LaunchSpec *CandLaunch = &S.CandidateLaunch;
+  if (Run.Launch) {
+    if (Run.CandidateLaunch)
+      CandLaunch = &*Run.CandidateLaunch;
+    else if (S.Job.CandidateLaunch) {
+      recordError(Out, "internal error: the candidate changes the launch, but "
+                       "the job gives no candidate launch for " + Run.Name,
+                  std::nullopt);
+      return;
+    } else
+      CandLaunch = &*Run.Launch;
+  }
+  auto B = KernelRunner::create(S.Ctx, S.Baseline, S.Spec,
+                                Run.Launch ? *Run.Launch : S.Spec.Launch,
                                 Run.Vars, Run.Misalign, "baseline");
   if (!B) {
     recordError(Out, "baseline on " + describeRun(Run, std::nullopt) + ": " +
                          toString(B.takeError()),
-                std::nullopt);
+                std::nullopt, /*Baseline=*/true);
     return;
   }
-  auto C = KernelRunner::create(S.Ctx, S.Candidate, S.Spec, S.CandidateLaunch,
+  auto C = KernelRunner::create(S.Ctx, S.Candidate, S.Spec, *CandLaunch,
                                 Run.Vars, Run.Misalign, "candidate");
   if (!C) {
     recordError(Out, "candidate on " + describeRun(Run, std::nullopt) + ": " +
@@ -644,15 +670,30 @@ void verifyRun(EngineSession &S, const PlannedRun &Run, RunResult &Out,
       *S.Log << "    " << V.lastSeedTimes() << "\n";
   }
   V.finish();
+  // A configuration the original itself cannot run (a launch with too many
+  // registers for the block, a shape whose variables contradict each other
+  // so that it writes out of bounds) is not one the program makes. A crash
+  // or a hang leaves no context to go on with, and stays an error.
+  if (Run.Kind == RunKind::LaunchSpace && Out.V == Verdict::Error &&
+      Out.BaselineError && !S.Result.ContextLost) {
+    Out.Warnings.push_back("not a launch the program can make: " +
+                           Out.Failure->Message);
+    Out.V = Verdict::Pass;
+    Out.Failure.reset();
+  }
 }
 
 void runCandidateOnly(EngineSession &S, const PlannedRun &Run, RunResult &Out,
                       InputPrefetcher &Made) {
   Out = startRunResult(Run);
   bool IsCandidate = S.Candidate != nullptr;
+  const LaunchSpec &BaseLaunch = Run.Launch ? *Run.Launch : S.Spec.Launch;
+  const LaunchSpec &CandLaunch =
+      Run.CandidateLaunch ? *Run.CandidateLaunch
+                          : Run.Launch ? *Run.Launch : S.CandidateLaunch;
   auto K = KernelRunner::create(
       S.Ctx, IsCandidate ? S.Candidate : S.Baseline, S.Spec,
-      IsCandidate ? S.CandidateLaunch : S.Spec.Launch, Run.Vars, Run.Misalign,
+      IsCandidate ? CandLaunch : BaseLaunch, Run.Vars, Run.Misalign,
       IsCandidate ? "candidate" : "baseline");
   if (!K) {
     recordError(Out, toString(K.takeError()), std::nullopt);

@@ -92,6 +92,20 @@ static void writeDims(JsonWriter &W, const SpecExpr (&D)[3]) {
   W.arrayEnd();
 }
 
+static void writeLaunch(JsonWriter &W, const std::optional<LaunchSpec> &L) {
+  if (!L) {
+    W.null();
+    return;
+  }
+  W.objectBegin();
+  W.key("grid");
+  writeDims(W, L->Grid);
+  W.key("block");
+  writeDims(W, L->Block);
+  W.field("shmem", L->Shmem.empty() ? std::string("0") : L->Shmem.text());
+  W.objectEnd();
+}
+
 std::string writeJobJson(const VerifyJob &J) {
   JsonWriter W;
   W.objectBegin();
@@ -106,19 +120,28 @@ std::string writeJobJson(const VerifyJob &J) {
   else
     W.null();
   W.key("candidate_launch");
-  if (J.CandidateLaunch) {
+  writeLaunch(W, J.CandidateLaunch);
+  W.key("launch_space");
+  W.arrayBegin();
+  for (const LaunchVariant &V : J.LaunchSpace) {
     W.objectBegin();
-    W.key("grid");
-    writeDims(W, J.CandidateLaunch->Grid);
-    W.key("block");
-    writeDims(W, J.CandidateLaunch->Block);
-    W.field("shmem", J.CandidateLaunch->Shmem.empty()
-                         ? std::string("0")
-                         : J.CandidateLaunch->Shmem.text());
+    W.field("name", V.Name);
+    W.field("shape", V.Shape);
+    W.key("vars");
+    writeEnv(W, V.Vars);
+    W.key("launch");
+    writeLaunch(W, V.Launch);
+    W.key("candidate_launch");
+    writeLaunch(W, V.CandidateLaunch);
+    W.field("note", V.Note);
     W.objectEnd();
-  } else {
-    W.null();
   }
+  W.arrayEnd();
+  W.key("notes");
+  W.arrayBegin();
+  for (const std::string &N : J.Notes)
+    W.value(N);
+  W.arrayEnd();
   W.key("shapes");
   W.arrayBegin();
   for (const std::string &S : J.Shapes)
@@ -316,6 +339,28 @@ Error readImage(const Reader &R, const JValue &V, StringRef Field,
   return R.str(V, Field, "source", K.Source, false);
 }
 
+/// The optional object "vars" of \p O (a shape set's variables).
+Error readEnv(const Reader &R, const JValue &O, StringRef Field, Env &Out) {
+  auto Vars = R.get(O, Field, "vars", false);
+  if (!Vars)
+    return Vars.takeError();
+  if (!*Vars)
+    return Error::success();
+  std::string F = Reader::join(Field, "vars");
+  if (!(*Vars)->IsObject())
+    return R.fail(F, "expected an object");
+  for (auto &M : (*Vars)->GetObject()) {
+    std::string K(M.name.GetString(), M.name.GetStringLength());
+    if (M.value.IsInt64())
+      Out[K] = Value::ofInt(M.value.GetInt64());
+    else if (M.value.IsNumber())
+      Out[K] = Value::ofReal(M.value.GetDouble());
+    else
+      return R.fail(F + "." + K, "expected a number");
+  }
+  return Error::success();
+}
+
 Error readDims(const Reader &R, const JValue &O, StringRef Field,
                StringRef Key, SpecExpr (&D)[3]) {
   auto V = R.get(O, Field, Key);
@@ -340,6 +385,31 @@ Error readDims(const Reader &R, const JValue &O, StringRef Field,
                               : toString(E.takeError())));
     D[I] = std::move(*E);
   }
+  return Error::success();
+}
+
+/// The optional launch object \p Key of \p O (null or absent: none).
+Error readLaunch(const Reader &R, const JValue &O, StringRef Field,
+                 StringRef Key, std::optional<LaunchSpec> &Out) {
+  auto V = R.get(O, Field, Key, false);
+  if (!V)
+    return V.takeError();
+  if (!*V || (*V)->IsNull())
+    return Error::success();
+  std::string F = Reader::join(Field, Key);
+  LaunchSpec L;
+  if (Error E = readDims(R, **V, F, "grid", L.Grid))
+    return E;
+  if (Error E = readDims(R, **V, F, "block", L.Block))
+    return E;
+  std::string Shmem = "0";
+  if (Error E = R.str(**V, F, "shmem", Shmem, false))
+    return E;
+  auto SE = SpecExpr::parse(Shmem);
+  if (!SE)
+    return R.fail(Reader::join(F, "shmem"), toString(SE.takeError()));
+  L.Shmem = std::move(*SE);
+  Out = std::move(L);
   return Error::success();
 }
 
@@ -387,24 +457,40 @@ Expected<VerifyJob> parseJobJson(StringRef Text, StringRef Path) {
     if (Error E = readImage(R, **Cand, "candidate", *J.Candidate))
       return E;
   }
-  auto CL = R.get(Doc, "", "candidate_launch", false);
-  if (!CL)
-    return CL.takeError();
-  if (*CL) {
-    LaunchSpec L;
-    if (Error E = readDims(R, **CL, "candidate_launch", "grid", L.Grid))
-      return E;
-    if (Error E = readDims(R, **CL, "candidate_launch", "block", L.Block))
-      return E;
-    std::string Shmem = "0";
-    if (Error E = R.str(**CL, "candidate_launch", "shmem", Shmem, false))
-      return E;
-    auto SE = SpecExpr::parse(Shmem);
-    if (!SE)
-      return R.fail("candidate_launch.shmem", toString(SE.takeError()));
-    L.Shmem = std::move(*SE);
-    J.CandidateLaunch = std::move(L);
+  if (Error E = readLaunch(R, Doc, "", "candidate_launch", J.CandidateLaunch))
+    return E;
+  if (auto LS = R.get(Doc, "", "launch_space", false); !LS) {
+    return LS.takeError();
+  } else if (*LS) {
+    if (!(*LS)->IsArray())
+      return R.fail("launch_space", "expected an array");
+    for (unsigned I = 0; I < (*LS)->Size(); ++I) {
+      const JValue &VJ = (**LS)[I];
+      std::string F = "launch_space[" + std::to_string(I) + "]";
+      if (!VJ.IsObject())
+        return R.fail(F, "expected an object");
+      LaunchVariant V;
+      if (Error E = R.str(VJ, F, "name", V.Name))
+        return E;
+      if (Error E = R.str(VJ, F, "shape", V.Shape))
+        return E;
+      if (Error E = readEnv(R, VJ, F, V.Vars))
+        return E;
+      std::optional<LaunchSpec> L;
+      if (Error E = readLaunch(R, VJ, F, "launch", L))
+        return E;
+      if (!L)
+        return R.fail(F + ".launch", "expected a launch");
+      V.Launch = std::move(*L);
+      if (Error E = readLaunch(R, VJ, F, "candidate_launch", V.CandidateLaunch))
+        return E;
+      if (Error E = R.str(VJ, F, "note", V.Note, false))
+        return E;
+      J.LaunchSpace.push_back(std::move(V));
+    }
   }
+  if (Error E = R.strings(Doc, "", "notes", J.Notes))
+    return E;
   if (Error E = R.strings(Doc, "", "shapes", J.Shapes))
     return E;
   if (Error E = R.seeds(Doc, "", "seeds", J.Seeds))
@@ -584,21 +670,8 @@ Expected<JobResult> parseResultJson(StringRef Text, StringRef Path) {
       if (!RVd)
         return RVd.takeError();
       Run.V = *RVd;
-      if (auto Vars = R.get(RV, F, "vars", false); !Vars) {
-        return Vars.takeError();
-      } else if (*Vars) {
-        if (!(*Vars)->IsObject())
-          return R.fail(F + ".vars", "expected an object");
-        for (auto &M : (*Vars)->GetObject()) {
-          std::string K(M.name.GetString(), M.name.GetStringLength());
-          if (M.value.IsInt64())
-            Run.Vars[K] = Value::ofInt(M.value.GetInt64());
-          else if (M.value.IsNumber())
-            Run.Vars[K] = Value::ofReal(M.value.GetDouble());
-          else
-            return R.fail(F + ".vars." + K, "expected a number");
-        }
-      }
+      if (Error E = readEnv(R, RV, F, Run.Vars))
+        return E;
       if (Error E = R.seeds(RV, F, "seeds", Run.SeedsRun))
         return E;
       if (Error E = R.number(RV, F, "max_abs_error", Run.MaxAbsErr))

@@ -5,6 +5,7 @@
 #include "astra/Engine/Profiler.h"
 #include "astra/Engine/PtxParams.h"
 #include "astra/Support/FileIO.h"
+#include "astra/Support/ShellCommand.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -158,8 +159,13 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
   }
   S.CandidateLaunch = J.CandidateLaunch ? *J.CandidateLaunch : S.Spec.Launch;
 
-  auto Plan = planRuns(S.Spec, J.Shapes, J.Seeds,
-                       O.Adversarial && (O.Verify || O.CandidateOnly));
+  bool Checks = O.Verify || O.CandidateOnly;
+  if (O.Verify && J.Candidate)
+    for (const std::string &N : J.Notes)
+      R.Warnings.push_back(N);
+  auto Plan = planRuns(S.Spec, J.Shapes, J.Seeds, O.Adversarial && Checks,
+                       Checks ? ArrayRef<LaunchVariant>(J.LaunchSpace)
+                              : ArrayRef<LaunchVariant>());
   if (!Plan) {
     decide(R, Verdict::Error, "error", toString(Plan.takeError()));
     return R;
@@ -247,15 +253,6 @@ std::string jobRunnerExecutable() {
   return sys::fs::getMainExecutable(nullptr, &Anchor);
 }
 
-/// The last \p Lines lines of \p Text.
-static std::string tail(StringRef Text, unsigned Lines) {
-  Text = Text.rtrim();
-  size_t Pos = Text.size();
-  for (unsigned I = 0; I < Lines && Pos != StringRef::npos && Pos > 0; ++I)
-    Pos = Text.rfind('\n', Pos - 1);
-  return (Pos == StringRef::npos ? Text : Text.drop_front(Pos + 1)).str();
-}
-
 JobResult runJobIsolated(const VerifyJob &J, unsigned TimeoutSeconds,
                          raw_ostream *Log, StringRef Executable) {
   std::string Exe = Executable.empty() ? jobRunnerExecutable() : Executable.str();
@@ -325,7 +322,7 @@ JobResult runJobIsolated(const VerifyJob &J, unsigned TimeoutSeconds,
   if (Failed)
     return errorResult("could not start the verifier process " + Exe + ": " +
                        ErrMsg);
-  std::string Tail = tail(ChildLog, 5);
+  std::string Tail = lastLines(ChildLog, 5);
   std::string More = Tail.empty() ? "" : "; its last output:\n" + Tail;
   bool TimedOut = StringRef(ErrMsg).contains("timed out") ||
                   (TimeoutSeconds && Elapsed >= TimeoutSeconds);

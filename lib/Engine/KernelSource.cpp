@@ -31,6 +31,9 @@ Expected<KernelImage> prepareKernelImage(const CudaToolchain &TC,
   if (R.Spec)
     if (Error E = checkSpecAgainstKernel(*R.Spec, *Target->Kernel))
       return E;
+  if (R.Facts)
+    *R.Facts = plainFacts(
+        analyzeLaunches((*PF)->context(), Target->Kernel->Decl));
   KernelImage Img;
   Img.Source = File;
   Img.Entry = mangledName((*PF)->context(), Target->Function);

@@ -4,6 +4,7 @@
 #include "astra/Engine/Compare.h"
 #include "astra/Engine/Inputs.h"
 #include "astra/Engine/KernelRunner.h"
+#include "astra/Engine/ScaleRules.h"
 #include "astra/Engine/Validity.h"
 #include "astra/Support/FileIO.h"
 #include "astra/Support/Json.h"
@@ -337,19 +338,27 @@ void profileRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
       continue;
     Comparison Cmp = compareBuffers(A.Name, BO->at(A.Name), CO->at(A.Name),
                                     toleranceFor(S.Spec, A), 0);
-    if (Cmp.ok())
-      continue;
+    std::optional<Mismatch> Example = Cmp.First;
+    std::string Why = describe(Cmp);
+    if (Cmp.ok() && scaleRulesApply(Run)) {
+      ScaleVerdict SV = checkScale(A.Name, BO->at(A.Name), CO->at(A.Name),
+                                   toleranceFor(S.Spec, A).Rtol);
+      if (SV.ok())
+        continue;
+      Example = SV.Example;
+      Why = SV.Kind + ": " + describe(SV);
+    }
     FailureInfo F;
     F.Kind = "changed-when-timed";
     F.Seed = Seed;
     F.Buffer = A.Name;
-    if (Cmp.First) {
-      F.Index = Cmp.First->Index;
-      F.Expected = Cmp.First->Expected;
-      F.Actual = Cmp.First->Actual;
+    if (Example) {
+      F.Index = Example->Index;
+      F.Expected = Example->Expected;
+      F.Actual = Example->Actual;
     }
     F.Message = "candidate's '" + A.Name + "' after the timed runs differs "
-                "from the baseline's on " + Where + ": " + describe(Cmp);
+                "from the baseline's on " + Where + ": " + Why;
     recordFailure(Out, std::move(F));
     return;
   }

@@ -18,6 +18,8 @@ StringRef runKindName(RunKind K) {
     return "misaligned";
   case RunKind::Values:
     return "values";
+  case RunKind::LaunchSpace:
+    return "launch-space";
   }
   return "shape";
 }
@@ -56,10 +58,27 @@ Expected<const ShapeSet *> smallestShapeSet(const KernelSpec &S) {
   return Best;
 }
 
+/// The runs of \p Space's configurations, first seed each.
+static void addLaunchSpace(std::vector<PlannedRun> &Runs,
+                           ArrayRef<LaunchVariant> Space, uint64_t Seed) {
+  for (const LaunchVariant &V : Space) {
+    PlannedRun R;
+    R.Name = V.Shape + "@" + V.Name;
+    R.Shape = V.Shape;
+    R.Kind = RunKind::LaunchSpace;
+    R.Vars = V.Vars;
+    R.Seeds = {Seed};
+    R.Launch = V.Launch;
+    R.CandidateLaunch = V.CandidateLaunch;
+    Runs.push_back(std::move(R));
+  }
+}
+
 Expected<std::vector<PlannedRun>> planRuns(const KernelSpec &S,
                                            ArrayRef<std::string> Shapes,
                                            ArrayRef<uint64_t> Seeds,
-                                           bool Adversarial) {
+                                           bool Adversarial,
+                                           ArrayRef<LaunchVariant> Space) {
   if (Seeds.empty())
     return createStringError(inconvertibleErrorCode(),
                              "no seeds to run (at least one is needed)");
@@ -91,8 +110,10 @@ Expected<std::vector<PlannedRun>> planRuns(const KernelSpec &S,
     R.Seeds.assign(Seeds.begin(), Seeds.end());
     Runs.push_back(std::move(R));
   }
-  if (!Adversarial)
+  if (!Adversarial) {
+    addLaunchSpace(Runs, Space, Seeds.front());
     return Runs;
+  }
 
   auto Small = smallestShapeSet(S);
   if (!Small)
@@ -160,6 +181,7 @@ Expected<std::vector<PlannedRun>> planRuns(const KernelSpec &S,
       V.Values = VM;
       Runs.push_back(std::move(V));
     }
+  addLaunchSpace(Runs, Space, Seeds.front());
   return Runs;
 }
 

@@ -86,6 +86,7 @@ void writeKernelJson(JsonWriter &W, const KernelInfo &K) {
   for (const LaunchSite &L : K.LaunchSites) {
     W.objectBegin();
     writePos(W, L.Pos);
+    W.field("api", L.Api);
     W.field("caller", L.Caller);
     W.field("template_args", L.TemplateArgs);
     W.field("grid", L.Grid);

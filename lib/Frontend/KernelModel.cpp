@@ -1,6 +1,7 @@
 //===- KernelModel.cpp ----------------------------------------------------===//
 #include "astra/Frontend/KernelModel.h"
 #include "astra/Analysis/PointerAccess.h"
+#include "astra/Frontend/LaunchFacts.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/DeclTemplate.h"
@@ -137,12 +138,20 @@ public:
     return true;
   }
 
+  bool VisitCallExpr(CallExpr *E) {
+    const Expr *F = nullptr;
+    if (!isa<CUDAKernelCallExpr>(E) && launchApiCall(E, F))
+      ApiLaunches.push_back({E, CurrentFunction});
+    return true;
+  }
+
   ASTContext &Ctx;
   SourceManager &SM;
   const FunctionDecl *CurrentFunction = nullptr;
   std::vector<const FunctionDecl *> Kernels;
   std::vector<std::pair<const CUDAKernelCallExpr *, const FunctionDecl *>>
       Launches;
+  std::vector<std::pair<const CallExpr *, const FunctionDecl *>> ApiLaunches;
 };
 
 /// Collects user-code functions called from a body, transitively.
@@ -389,6 +398,37 @@ std::vector<KernelInfo> collectKernels(ASTContext &Ctx) {
       L.EndOffset = SM.getFileOffset(Lexer::getLocForEndOfToken(
           E->getEndLoc(), 0, SM, Ctx.getLangOpts()));
     }
+    Result[It->second].LaunchSites.push_back(std::move(L));
+  }
+  for (auto &[E, Caller] : Finder.ApiLaunches) {
+    const Expr *F = nullptr;
+    auto Api = launchApiCall(E, F);
+    const auto *DRE = dyn_cast_or_null<DeclRefExpr>(F);
+    const auto *FD = DRE ? dyn_cast<FunctionDecl>(DRE->getDecl()) : nullptr;
+    if (!FD)
+      continue;
+    if (const FunctionDecl *P = FD->getTemplateInstantiationPattern())
+      FD = P;
+    auto It = Index.find(FD->getCanonicalDecl());
+    if (It == Index.end())
+      continue;
+    LaunchSite L;
+    L.Api = launchApiName(*Api).str();
+    L.Pos = makePos(SM, E->getBeginLoc());
+    L.Caller = Caller ? Caller->getQualifiedNameAsString() : "";
+    if (*Api == LaunchApi::LaunchKernelEx) {
+      L.Grid = sourceText(Ctx, E->getArg(0)->getSourceRange());
+      for (unsigned I = 2; I < E->getNumArgs(); ++I)
+        L.Args.push_back(sourceText(Ctx, E->getArg(I)->getSourceRange()));
+    } else if (E->getNumArgs() >= 3) {
+      L.Grid = sourceText(Ctx, E->getArg(1)->getSourceRange());
+      L.Block = sourceText(Ctx, E->getArg(2)->getSourceRange());
+      if (E->getNumArgs() >= 5 && !isa<CXXDefaultArgExpr>(E->getArg(4)))
+        L.Shmem = sourceText(Ctx, E->getArg(4)->getSourceRange());
+      if (E->getNumArgs() >= 6 && !isa<CXXDefaultArgExpr>(E->getArg(5)))
+        L.Stream = sourceText(Ctx, E->getArg(5)->getSourceRange());
+    }
+    L.InMacro = E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID();
     Result[It->second].LaunchSites.push_back(std::move(L));
   }
   return Result;

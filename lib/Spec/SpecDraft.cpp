@@ -1,6 +1,7 @@
 //===- SpecDraft.cpp - Draft a spec from the AST --------------------------===//
 #include "astra/Spec/SpecDraft.h"
 #include "astra/Analysis/PointerReads.h"
+#include "astra/Frontend/LaunchFacts.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -155,14 +156,11 @@ public:
     if (auto *FE = dyn_cast<FullExpr>(E))
       return expr(FE->getSubExpr());
     if (auto *BO = dyn_cast<BinaryOperator>(E)) {
-      StringRef Op;
-      switch (BO->getOpcode()) {
-      case BO_Add: Op = "+"; break;
-      case BO_Sub: Op = "-"; break;
-      case BO_Mul: Op = "*"; break;
-      case BO_Div: Op = "/"; break;
-      case BO_Rem: Op = "%"; break;
-      default:
+      // Arithmetic only: a count is no comparison.
+      std::optional<StringRef> Op;
+      if (BO->isAdditiveOp() || BO->isMultiplicativeOp())
+        Op = specOperator(BO->getOpcode());
+      if (!Op) {
         Problems.push_back("operator '" + BO->getOpcodeStr().str() +
                            "' has no spec spelling");
         return std::nullopt;
@@ -170,7 +168,7 @@ public:
       auto L = expr(BO->getLHS()), R = expr(BO->getRHS());
       if (!L || !R)
         return std::nullopt;
-      return *L + " " + Op.str() + " " + *R;
+      return *L + " " + Op->str() + " " + *R;
     }
     if (auto *UO = dyn_cast<UnaryOperator>(E)) {
       if (UO->getOpcode() == UO_Minus || UO->getOpcode() == UO_Plus) {

@@ -418,6 +418,7 @@ private:
   bool readDims(const JValue &V, SpecExpr (&Out)[3], const FieldPath &P);
   void readAdversarial(const JValue &V, KernelSpec &K);
   void readCheck(const JValue &V, KernelSpec &K);
+  void readLaunchSpace(const JValue &V, KernelSpec &K);
   void validateBuffer(const ArgSpec &A, const KernelSpec &K);
   void checkTotals(const KernelSpec &K);
   void validateGenerator(const ArgSpec &A, const KernelSpec &K);
@@ -508,7 +509,7 @@ std::optional<KernelSpec> SpecReader::readKernel(const JValue &V,
     return std::nullopt;
   checkKeys(V, {},
             {"shapes", "args", "launch", "tolerance", "bytes", "flops",
-             "adversarial", "check", "launch_tunable"});
+             "adversarial", "check", "launch_tunable", "launch_space"});
 
   bool ShapesOK = readShapes(member(V, "shapes"), K);
   Shapes = ShapesOK ? &K.Shapes : &NoShapes;
@@ -578,6 +579,8 @@ std::optional<KernelSpec> SpecReader::readKernel(const JValue &V,
   if (const JValue *T = member(V, "launch_tunable"))
     if (auto B = readBool(*T, {"launch_tunable"}))
       K.LaunchIsTunable = *B;
+  if (const JValue *LS = member(V, "launch_space"))
+    readLaunchSpace(*LS, K);
 
   // Checks that need every argument: values per shape set, references.
   for (const ArgSpec &A : K.Args)
@@ -1133,6 +1136,34 @@ void SpecReader::readAdversarial(const JValue &V, KernelSpec &K) {
       K.Adversarial.Values = *B;
 }
 
+void SpecReader::readLaunchSpace(const JValue &V, KernelSpec &K) {
+  FieldPath P = {"launch_space"};
+  if (!expectObject(V, P))
+    return;
+  checkKeys(V, P, {"block"});
+  const JValue *B = member(V, "block");
+  if (!B) {
+    error(P, "missing field 'block' (the block sizes the program launches "
+             "with, e.g. \"block\": [128, 256])");
+    return;
+  }
+  if (!B->IsArray() || B->Size() == 0) {
+    error(P + "block", "expected a non-empty array of block sizes, got " +
+                           jsonKind(*B));
+    return;
+  }
+  for (unsigned I = 0; I < B->Size(); ++I) {
+    const JValue &X = (*B)[I];
+    FieldPath XP = P + "block" + ("[" + std::to_string(I) + "]");
+    if (!X.IsInt64() || X.GetInt64() < 1 || X.GetInt64() > 1024)
+      error(XP, "expected a block size from 1 to 1024, got " +
+                    (X.IsNumber() ? std::to_string(X.GetDouble())
+                                  : jsonKind(X)));
+    else if (!is_contained(K.LaunchSpaceBlocks, X.GetInt64()))
+      K.LaunchSpaceBlocks.push_back(X.GetInt64());
+  }
+}
+
 void SpecReader::readCheck(const JValue &V, KernelSpec &K) {
   FieldPath P = {"check"};
   if (!expectObject(V, P))
@@ -1348,6 +1379,16 @@ void writeKernelSpecJson(JsonWriter &W, const KernelSpec &K) {
     W.objectEnd();
   }
   W.field("launch_tunable", K.LaunchIsTunable);
+  if (!K.LaunchSpaceBlocks.empty()) {
+    W.key("launch_space");
+    W.objectBegin();
+    W.key("block");
+    W.arrayBegin();
+    for (int64_t B : K.LaunchSpaceBlocks)
+      W.value(B);
+    W.arrayEnd();
+    W.objectEnd();
+  }
   W.objectEnd();
 }
 

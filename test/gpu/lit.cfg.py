@@ -2,6 +2,7 @@
 # machine with an NVIDIA GPU, either from a build tree (ctest) or from the
 # portable bundle (scripts/gpu-run.sh sets ASTRA_TOOLS_DIR).
 import os
+import shutil
 import lit.formats
 
 config.name = "clang-astra-gpu"
@@ -33,3 +34,9 @@ config.substitutions.append(("%src", config.astra_src_root))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%python", "python3"))
 config.available_features.add("gpu")
+# nvcc, for tests that build a user's program (its own harness).
+cuda_path = os.environ.get("CUDA_PATH") or os.environ.get("CUDA_HOME") or "/usr/local/cuda"
+nvcc = shutil.which("nvcc") or os.path.join(cuda_path, "bin", "nvcc")
+if os.path.exists(nvcc):
+    config.available_features.add("nvcc")
+config.substitutions.append(("%nvcc", nvcc))

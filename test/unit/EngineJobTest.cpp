@@ -137,6 +137,27 @@ TEST(EngineJobTest, AdversarialRunsFromAnotherBase) {
   EXPECT_EQ(Own.Spec.Shapes.size(), 2u);
 }
 
+TEST(EngineJobTest, LaunchSpaceRunsAfterTheOthersEvenWithoutAdversarial) {
+  KernelSpec S = loadSpec();
+  LaunchVariant V;
+  V.Name = "block=64";
+  V.Shape = "small";
+  V.Vars = S.shape("small")->Vars;
+  V.Launch = S.Launch;
+  V.Launch.Block[0] = SpecExpr::constant(64);
+  for (bool Adversarial : {true, false}) {
+    auto Plan = planRuns(S, {}, {7, 8}, Adversarial, {V});
+    ASSERT_TRUE(bool(Plan)) << toString(Plan.takeError());
+    const PlannedRun &R = Plan->back();
+    EXPECT_EQ(R.Name, "small@block=64");
+    EXPECT_EQ(R.Kind, RunKind::LaunchSpace);
+    EXPECT_EQ(R.Seeds, (std::vector<uint64_t>{7}));
+    ASSERT_TRUE(R.Launch);
+    EXPECT_EQ(R.Launch->Block[0].text(), "64");
+    EXPECT_FALSE(R.CandidateLaunch);
+  }
+}
+
 TEST(EngineJobTest, PlanRespectsTheSpecsAdversarialSwitches) {
   KernelSpec S = loadSpec();
   S.Adversarial.Misalign = false;
@@ -175,6 +196,17 @@ VerifyJob sampleJob() {
   L.Block[2] = SpecExpr::constant(1);
   L.Shmem = cantFail(SpecExpr::parse("4 * d"));
   J.CandidateLaunch = L;
+  LaunchVariant V;
+  V.Name = "block=32 (d=32)";
+  V.Shape = "small";
+  V.Vars = J.Spec.shape("small")->Vars;
+  V.Vars["d"] = Value::ofInt(32);
+  V.Launch = L;
+  V.Launch.Block[0] = SpecExpr::constant(32);
+  V.CandidateLaunch = L;
+  V.Note = "grid as in the spec";
+  J.LaunchSpace.push_back(V);
+  J.Notes = {"launches this file does not show are not verified"};
   J.Shapes = {"small"};
   J.Seeds = {0, 42, 18446744073709551615ull};
   J.Options.Profile = true;
@@ -199,6 +231,16 @@ TEST(EngineJobTest, JobJsonRoundTrip) {
   ASSERT_TRUE(Back->CandidateLaunch);
   EXPECT_EQ(Back->CandidateLaunch->Block[0].text(), "cdiv(d, 4)");
   EXPECT_EQ(Back->CandidateLaunch->Shmem.text(), "4 * d");
+  ASSERT_EQ(Back->LaunchSpace.size(), 1u);
+  const LaunchVariant &V = Back->LaunchSpace[0];
+  EXPECT_EQ(V.Name, "block=32 (d=32)");
+  EXPECT_EQ(V.Shape, "small");
+  EXPECT_EQ(V.Vars.at("d").I, 32);
+  EXPECT_EQ(V.Launch.Block[0].text(), "32");
+  ASSERT_TRUE(V.CandidateLaunch);
+  EXPECT_EQ(V.CandidateLaunch->Block[0].text(), "cdiv(d, 4)");
+  EXPECT_EQ(V.Note, "grid as in the spec");
+  EXPECT_EQ(Back->Notes, J.Notes);
   EXPECT_EQ(Back->Shapes, J.Shapes);
   EXPECT_EQ(Back->Seeds, J.Seeds);
   EXPECT_TRUE(Back->Options.Profile);

@@ -225,7 +225,8 @@ TEST(Spec, UnknownKeysAreErrors) {
             at(Text, "\"tolerence\"") +
                 ": kernel 'k': tolerence: unknown field 'tolerence'; did you "
                 "mean 'tolerance'? (fields here: shapes, args, launch, "
-                "tolerance, bytes, flops, adversarial, check, launch_tunable)");
+                "tolerance, bytes, flops, adversarial, check, launch_tunable, "
+                "launch_space)");
   EXPECT_HAS(errorsOf(withEntry(entry(
                  R"(, "x": {"dtype": "f32", "cout": "n", "count": "n"})"))),
              "kernel 'k': args.x.cout: unknown field 'cout'; did you mean "
@@ -540,6 +541,25 @@ TEST(Spec, LaunchErrors) {
              "kernel 'k': missing field 'launch'");
 }
 
+TEST(Spec, LaunchSpace) {
+  auto F = parseSpec(withEntry(entry("", R"(, "launch_space": {"block": [256, 100, 256]})")),
+                     "k.cu.astra.json");
+  ASSERT_TRUE(bool(F)) << toString(F.takeError());
+  EXPECT_EQ(F->Kernels[0].LaunchSpaceBlocks, (std::vector<int64_t>{256, 100}));
+  EXPECT_HAS(errorsOf(withEntry(entry("", R"(, "launch_space": {"block": [0]})"))),
+             "kernel 'k': launch_space.block[0]: expected a block size from 1 "
+             "to 1024");
+  EXPECT_HAS(errorsOf(withEntry(entry("", R"(, "launch_space": {"block": [2048]})"))),
+             "launch_space.block[0]: expected a block size from 1 to 1024");
+  EXPECT_HAS(errorsOf(withEntry(entry("", R"(, "launch_space": {"block": []})"))),
+             "kernel 'k': launch_space.block: expected a non-empty array of "
+             "block sizes");
+  EXPECT_HAS(errorsOf(withEntry(entry("", R"(, "launch_space": {})"))),
+             "kernel 'k': launch_space: missing field 'block'");
+  EXPECT_HAS(errorsOf(withEntry(entry("", R"(, "launch_space": {"grid": 1, "block": [32]})"))),
+             "launch_space.grid: unknown field 'grid'");
+}
+
 TEST(Spec, AdversarialAndCheckErrors) {
   EXPECT_HAS(errorsOf(withEntry(entry("", R"(, "adversarial": {"vary": ["N"], "misalign": 1})"))),
              "kernel 'k': adversarial.vary[0]: unknown shape variable 'N' "
@@ -619,7 +639,7 @@ TEST(Spec, RoundTripThroughJson) {
       R"(, "tolerance": {"atol": 0.001}, "bytes": "4 * n", "flops": "n * rows",)"
       R"( "adversarial": {"vary": ["n", "rows"], "misalign": false, "values": false},)"
       R"( "check": {"validity": "neighbor_sample", "params": {"rowptr": "rowptr", "col": "col", "nodes": "col", "out": "smp", "fanout": "n"}},)"
-      R"( "launch_tunable": true)";
+      R"( "launch_tunable": true, "launch_space": {"block": [128, 64]})";
   std::string Text = withEntry(entry(Csr, Tail,
                                      R"({"small": {"n": 64, "rows": 100, "nodes": 500}, )"
                                      R"("large": {"n": 4096, "rows": 100000, "nodes": 500000}})"));
@@ -674,6 +694,7 @@ TEST(Spec, RoundTripThroughJson) {
   ASSERT_TRUE(Back->Check.has_value());
   EXPECT_EQ(Back->Check->Params, K.Check->Params);
   EXPECT_TRUE(Back->LaunchIsTunable);
+  EXPECT_EQ(Back->LaunchSpaceBlocks, (std::vector<int64_t>{128, 64}));
 
   // Defaults are written out, so the receiving side needs none of ours.
   EXPECT_NE(Json.find(R"J("init": "normal(0, 1)")J"), std::string::npos) << Json;
@@ -685,7 +706,7 @@ TEST(Spec, RoundTripThroughJson) {
   EXPECT_EQ(toString(Bad.takeError()),
             "<spec>:1:37: kernel 'k': bogus: unknown field 'bogus' (fields "
             "here: shapes, args, launch, tolerance, bytes, flops, "
-            "adversarial, check, launch_tunable)");
+            "adversarial, check, launch_tunable, launch_space)");
 }
 
 TEST(Spec, FieldLocationsForLaterChecks) {

@@ -1,9 +1,11 @@
 //===- BenchCommand.cpp - clang-astra bench -------------------------------===//
 //
-// Runs the optimizer over a benchmark suite (never writing the kernels) and
-// prints the scoreboard: per kernel and shape set baseline and optimized
-// time, speedup, share of roofline and whether it was verified; then the
-// geometric-mean speedup, fast_p and the mean share of roofline.
+// Runs the optimizer over a benchmark suite (never writing the kernels; with
+// --test, a winner counts only when the user's command passes with it in
+// place, and the file is put back either way) and prints the scoreboard:
+// per kernel and shape set baseline and optimized time, speedup, share of
+// roofline and whether it was verified; then the geometric-mean speedup,
+// fast_p and the mean share of roofline.
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
@@ -148,6 +150,8 @@ static int runBench(const Session &S) {
   if (Req->Static)
     return reportError("bench: --static cannot measure anything; bench needs "
                        "a GPU");
+  if (Error E = recoverInterruptedTests(*Files))
+    return reportError(std::move(E));
 
   note("bench: " + std::to_string(Files->size()) + " files");
   std::string Dir = Opts.ReportDir.empty() ? std::string("bench-report")
@@ -273,6 +277,18 @@ static int runBench(const Session &S) {
     }
     auto FileStart = std::chrono::steady_clock::now();
     FileOutcome FO = Driver.runFile(File);
+    // --test: a winner counts only when the user's command passes with it
+    // in place; bench puts every file back either way.
+    if (!Opts.TestCommand.empty() && FO.Error.empty() && !FO.Final.empty()) {
+      std::vector<size_t> Owners;
+      for (size_t K = 0; K < FO.Kernels.size(); ++K)
+        if (FO.Kernels[K].Outcome.Winner)
+          Owners.push_back(K);
+      auto Passed = testRewrite(Opts, FO, FO.Final, /*KeepOnPass=*/false,
+                                Owners);
+      if (!Passed)
+        return reportError(Passed.takeError());
+    }
     double Took = SecondsSince(FileStart);
     if (!FO.Error.empty()) {
       KernelReport R;

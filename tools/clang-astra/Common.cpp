@@ -2,6 +2,7 @@
 #include "Common.h"
 #include "astra/Compile/PtxCompiler.h"
 #include "astra/Engine/KernelSource.h"
+#include "astra/Engine/RunPlan.h"
 #include "astra/Support/FileIO.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -205,9 +206,12 @@ Expected<VerifyJob> jobFromFiles(const Session &S, const JobFiles &F) {
     return BaseCmd.takeError();
   Req.DeviceCommand = *BaseCmd;
   Req.Spec = &Job.Spec;
+  KernelLaunchFacts Facts;
+  Req.Facts = &Facts;
   auto Base = prepareKernelImage(*TC, Req);
   if (!Base)
     return Prefixed("baseline", Base.takeError());
+  Req.Facts = nullptr;
   Job.Baseline = std::move(*Base);
   if (!HasCandidate)
     return Job;
@@ -225,6 +229,24 @@ Expected<VerifyJob> jobFromFiles(const Session &S, const JobFiles &F) {
   if (!CL)
     return Prefixed("candidate", CL.takeError());
   Job.CandidateLaunch = std::move(*CL);
+  // The other launches the baseline's code makes. A candidate spec with a
+  // launch of its own says how the candidate runs at the spec's launch
+  // only, not at the others.
+  if (Job.CandidateLaunch) {
+    Job.Notes.push_back("the launch space of the code is not verified: the "
+                        "candidate's spec changes the launch, and how the "
+                        "candidate launches at the code's other "
+                        "configurations is unknown");
+    return Job;
+  }
+  auto Small = smallestShapeSet(Job.Spec);
+  if (!Small)
+    return Small.takeError();
+  auto Space = jobLaunchSpace(Job.Spec, Facts, *Small, nullptr);
+  if (!Space)
+    return Prefixed("baseline", Space.takeError());
+  Job.LaunchSpace = std::move(Space->Variants);
+  Job.Notes = std::move(Space->Notes);
   return Job;
 }
 

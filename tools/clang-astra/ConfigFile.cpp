@@ -76,7 +76,7 @@ Expected<RewriteConfig> readConfigFile(StringRef Path) {
                          {"ExcludeHeaderFilterRegex",
                           &C.ExcludeHeaderFilterRegex}}) {
     std::string Why;
-    if (*Re && !Regex(**Re).isValid(Why))
+    if (*Re && !(*Re)->empty() && !Regex(**Re).isValid(Why))
       return configError(Path, Twine(Key) + ": '" + **Re +
                                    "' is not a regular expression: " + Why);
   }

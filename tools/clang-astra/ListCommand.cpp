@@ -85,6 +85,16 @@ static void printText(raw_ostream &OS, const KernelInfo &K) {
     OS << "    " << L.Pos.str();
     if (!L.Caller.empty())
       OS << " in " << L.Caller << "()";
+    if (L.Api != "<<<>>>") {
+      OS << ": " << L.Api << "(" << K.QualifiedName;
+      for (const std::string *A : {&L.Grid, &L.Block})
+        if (!A->empty())
+          OS << ", " << *A;
+      for (const std::string &A : L.Args)
+        OS << ", " << A;
+      OS << ")\n";
+      continue;
+    }
     OS << ": " << K.QualifiedName << L.TemplateArgs << "<<<" << L.Grid << ", "
        << L.Block;
     if (L.Shmem || L.Stream)

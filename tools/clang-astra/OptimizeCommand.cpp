@@ -3,7 +3,9 @@
 // The main job: make the kernels of the given files faster and write back
 // only verified winners. Without -i, -o or --diff nothing is written; the
 // summary says what would change. --check is the CI form: the diff of every
-// verified winner, and exit code 3 when there is one.
+// verified winner, and exit code 3 when there is one. --test runs the user's
+// own command with each file's winner in place first; a winner it fails is
+// not written (nor shown or counted).
 //
 //===----------------------------------------------------------------------===//
 #include "Common.h"
@@ -99,6 +101,10 @@ static int runOptimize(const Session &S) {
   auto Req = Opts.request(std::vector<std::string>(Files.begin(), Files.end()));
   if (!Req)
     return reportError(Req.takeError());
+  // A file an interrupted --test run left with an untested rewrite gets its
+  // original back before anything reads it.
+  if (Error E = recoverInterruptedTests(Req->Files))
+    return reportError(std::move(E));
   bool Static = Req->Static;
   if (!Static) {
     auto Driver = CudaDriver::get();
@@ -186,6 +192,52 @@ static int runOptimize(const Session &S) {
         All.push_back(R);
         continue;
       }
+      std::map<std::string, std::string> Final = FO.Final;
+      // The kernels whose change is in Final.
+      std::vector<size_t> Owners;
+      for (size_t I = 0; I < FO.Kernels.size(); ++I)
+        if (FO.Kernels[I].Outcome.Winner)
+          Owners.push_back(I);
+      std::vector<std::string> Unverified;
+      if (Static && StaticWrite) {
+        // The user asked for unverified code: the combined pipeline of the
+        // first static attempt that compiled. One that launches differently
+        // (block-size, grid-coarsen) is passed over: only a winner's spec
+        // is rewritten to match its launch sites.
+        for (size_t I = 0; I < FO.Kernels.size(); ++I) {
+          KernelReport &R = FO.Kernels[I];
+          for (const Attempt &A : R.Outcome.Attempts)
+            if (A.Outcome.rfind("compiles", 0) == 0 &&
+                A.C.launchChange().empty()) {
+              for (auto &[Path, Text] : A.C.Files) {
+                auto Orig = readFile(Path);
+                if (Orig)
+                  FO.Original[Path] = *Orig;
+                else
+                  consumeError(Orig.takeError());
+                Final[Path] = Text;
+              }
+              Owners.push_back(I);
+              Unverified.push_back(R.Kernel + ": writing '" + A.P.label() +
+                                   "' unverified (--static-write)");
+              break;
+            }
+        }
+      }
+      // --test: the rewrite is tried in place first; with -i it stays
+      // there when the command passes (so it is written already).
+      bool Tested = false;
+      if (!Final.empty() && !Opts.TestCommand.empty()) {
+        auto Passed = testRewrite(Opts, FO, Final, InPlace, Owners);
+        if (!Passed) {
+          Status = reportError(Passed.takeError());
+          Final.clear();
+        } else if (!*Passed) {
+          Final.clear();
+        } else {
+          Tested = true;
+        }
+      }
       for (KernelReport &R : FO.Kernels) {
         printKernelSummary(errs(), R);
         if (!FO.FromCache.empty())
@@ -198,29 +250,9 @@ static int runOptimize(const Session &S) {
           Status = 1;
         All.push_back(R);
       }
-      std::map<std::string, std::string> Final = FO.Final;
-      if (Static && StaticWrite) {
-        // The user asked for unverified code: the combined pipeline of the
-        // first static attempt that compiled. One that launches differently
-        // (block-size, grid-coarsen) is passed over: only a winner's spec
-        // is rewritten to match its launch sites.
-        for (KernelReport &R : FO.Kernels)
-          for (const Attempt &A : R.Outcome.Attempts)
-            if (A.Outcome.rfind("compiles", 0) == 0 &&
-                A.C.launchChange().empty()) {
-              for (auto &[Path, Text] : A.C.Files) {
-                auto Orig = readFile(Path);
-                if (Orig)
-                  FO.Original[Path] = *Orig;
-                else
-                  consumeError(Orig.takeError());
-                Final[Path] = Text;
-              }
-              warning(R.Kernel + ": writing '" + A.P.label() +
-                      "' unverified (--static-write)");
-              break;
-            }
-      }
+      if (!Final.empty())
+        for (const std::string &U : Unverified)
+          warning(U);
       if (Final.empty())
         continue;
       // A change outside the file (warp-reduce's rewrite of a helper in a
@@ -236,6 +268,11 @@ static int runOptimize(const Session &S) {
                     "change, and none of their kernels was tested with it");
       if (InPlace) {
         for (auto &[Path, Text] : Final) {
+          if (Tested) { // Kept in place by the test.
+            StartHash[Path] = sha256Hex(Text);
+            note("rewrote " + displayPath(Path));
+            continue;
+          }
           std::string Want = sha256Hex(FO.Original[Path]);
           auto Start = StartHash.find(Path);
           if (Start != StartHash.end() && Start->second != Want) {
@@ -273,9 +310,10 @@ static int runOptimize(const Session &S) {
              ": an unverified rewrite is ready (--static-write); use -i to "
              "apply it, --diff to see it, or -o FILE to write it elsewhere");
       } else {
-        note(displayPath(FO.File) +
-             ": verified faster code found; use -i to apply it, --diff to "
-             "see it, or -o FILE to write it elsewhere");
+        note(displayPath(FO.File) + ": verified faster code found" +
+             (Tested ? " (it passed the --test command)" : "") +
+             "; use -i to apply it, --diff to see it, or -o FILE to write it "
+             "elsewhere");
       }
     }
     if (!KernelFound && !Missing.empty())

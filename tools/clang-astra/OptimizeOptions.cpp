@@ -114,7 +114,24 @@ OptimizeOptions::OptimizeOptions(cl::SubCommand &Cmd)
                  cl::sub(Cmd), cl::cat(AstraCategory)),
       Seed("seed", cl::desc("Seed of the run: seeds of the inputs and the "
                             "planner's order derive from it (default 1)"),
-           cl::init(1), cl::sub(Cmd), cl::cat(AstraCategory)) {}
+           cl::init(1), cl::sub(Cmd), cl::cat(AstraCategory)),
+      TestCommand(
+          "test",
+          cl::desc("Your own test: after a winner is chosen, run this command "
+                   "(/bin/sh -c, $ASTRA_TEST_FILE names the file) with the "
+                   "rewrite in place; it is kept only when the command exits "
+                   "0, else every file is put back byte for byte"),
+          cl::value_desc("command"), cl::sub(Cmd), cl::cat(AstraCategory)),
+      TestDir("test-dir",
+              cl::desc("Directory the --test command runs in (default: the "
+                       "current one)"),
+              cl::value_desc("dir"), cl::sub(Cmd), cl::cat(AstraCategory)),
+      TestTimeout("test-timeout",
+                  cl::desc("Seconds the --test command may take; then its "
+                           "process group is killed and it counts as failed "
+                           "(default 600; 0: no limit)"),
+                  cl::init(600), cl::value_desc("seconds"), cl::sub(Cmd),
+                  cl::cat(AstraCategory)) {}
 
 Expected<OptimizeRequest>
 OptimizeOptions::request(std::vector<std::string> Files) const {
@@ -139,6 +156,17 @@ OptimizeOptions::request(std::vector<std::string> Files) const {
   if (MinSpeedup < 1.0)
     return createStringError(inconvertibleErrorCode(),
                              "--min-speedup must be at least 1.0");
+  if (TestCommand.getNumOccurrences() && StringRef(TestCommand).trim().empty())
+    return createStringError(inconvertibleErrorCode(),
+                             "--test: the command is empty");
+  if (TestCommand.empty() &&
+      (TestDir.getNumOccurrences() || TestTimeout.getNumOccurrences()))
+    return createStringError(inconvertibleErrorCode(),
+                             "--test-dir and --test-timeout need --test");
+  if (!TestDir.empty() && !sys::fs::is_directory(TestDir))
+    return createStringError(inconvertibleErrorCode(),
+                             "--test-dir: '%s' is not a directory",
+                             TestDir.c_str());
   R.Orchestrator.Rounds = Rounds;
   R.Orchestrator.CandidatesPerRound = Candidates;
   R.Orchestrator.BeamWidth = Beam;

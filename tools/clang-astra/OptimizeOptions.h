@@ -32,7 +32,26 @@ public:
   llvm::cl::opt<unsigned> LLMRetries;
   llvm::cl::opt<bool> NoLLMCache;
   llvm::cl::opt<unsigned long long> Seed;
+  /// --test: the user's command, run with each file's rewrite in place.
+  llvm::cl::opt<std::string> TestCommand, TestDir;
+  llvm::cl::opt<unsigned> TestTimeout;
 };
+
+/// --test on one file's outcome: the rewrite \p Final (path -> text) is put
+/// in place, the user's command runs, and the rewrite stays only when it
+/// passes and \p KeepOnPass. Each of \p Owners (the kernels whose change is
+/// in \p Final) gets the record; when the command fails, their winners are
+/// dropped with the reason. Prints what happened. Returns whether the
+/// rewrite passed; an error when the files could not be written or put
+/// back, or the command fails on the original code too (a broken command).
+llvm::Expected<bool> testRewrite(const OptimizeOptions &O, FileOutcome &FO,
+                                 const std::map<std::string, std::string> &Final,
+                                 bool KeepOnPass,
+                                 const std::vector<size_t> &Owners);
+
+/// Puts back what an interrupted --test run left in \p Files (and the
+/// files their journals name), with a note for each.
+llvm::Error recoverInterruptedTests(const std::vector<std::string> &Files);
 
 /// A progress line on stderr (rewritten in place on a terminal).
 ProgressFn progressPrinter();

@@ -235,7 +235,8 @@ static Expected<Settings> settingsFor(StringRef File) {
                          {"--exclude-header-filter",
                           &S.ExcludeHeaderFilter}}) {
     std::string Why;
-    if (!Regex(*Re).isValid(Why))
+    // Empty means "no filter" (llvm::Regex calls an empty pattern invalid).
+    if (!Re->empty() && !Regex(*Re).isValid(Why))
       return createStringError(inconvertibleErrorCode(),
                                "%s='%s' is not a regular expression: %s", Opt,
                                Re->c_str(), Why.c_str());

@@ -124,6 +124,9 @@ struct Evaluation {
   std::vector<uint64_t> Seeds;
   double MaxAbsError = 0, MaxRelError = 0;
   std::vector<std::string> Warnings;
+  /// The launches besides each spec set's own that the candidate was
+  /// verified under ("decode@block=512"): the launch space of the code.
+  std::vector<std::string> LaunchConfigs;
   /// Filled by the Profiler for verified candidates.
   std::vector<ShapeTiming> Timings;
   /// Registers and spills of the candidate's kernel, when known.

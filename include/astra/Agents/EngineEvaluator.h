@@ -18,6 +18,9 @@
 #include "astra/Compile/PtxCompiler.h"
 #include "astra/Engine/Job.h"
 #include "astra/Frontend/CudaToolchain.h"
+#include "astra/Frontend/LaunchFacts.h"
+#include "astra/Spec/LaunchSpace.h"
+#include "astra/Spec/LaunchTuning.h"
 #include "astra/Spec/Spec.h"
 
 #include <map>
@@ -84,7 +87,8 @@ public:
   /// code: the candidate's mangled names may differ from the original's (a
   /// const added to a parameter changes them).
   llvm::Expected<std::vector<std::string>>
-  entriesFor(const FileOverlay &Files) const;
+  entriesFor(const FileOverlay &Files,
+             std::vector<KernelLaunchFacts> *Facts = nullptr) const;
 
 private:
   /// One job per spec entry for \p C against the original, combined:
@@ -93,6 +97,10 @@ private:
   /// PTX of \p C with one entry per spec entry.
   llvm::Expected<std::vector<KernelImage>> images(const Candidate &C);
   std::vector<uint64_t> nextSeeds();
+  /// The launch space of spec entry \p I (from the baseline's code), with
+  /// the candidate's launch change applied.
+  llvm::Expected<LaunchSpacePlan> launchSpace(size_t I,
+                                              const LaunchChange &Change);
   std::string label(const KernelSpec &S, llvm::StringRef Shape) const {
     return shapeLabel(Specs, S, Shape);
   }
@@ -104,6 +112,8 @@ private:
   std::optional<std::vector<KernelImage>> Baseline;
   FileOverlay BaseFiles;
   std::vector<std::optional<ShapeSet>> AdversarialBases;
+  /// What the baseline's code shows of each spec entry's launches.
+  std::vector<KernelLaunchFacts> BaseFacts;
   uint64_t Calls = 0;
   double CopyGBps = 0;
   DeviceSummary Device;

@@ -9,6 +9,7 @@
 #define ASTRA_AGENTS_REPORT_H
 
 #include "astra/Agents/Orchestrator.h"
+#include "astra/Agents/UserTest.h"
 #include "astra/Support/Json.h"
 
 #include "llvm/Support/Error.h"
@@ -28,6 +29,9 @@ struct KernelReport {
   std::string Error;
   /// LLM tokens used for this kernel (prompt + completion), when any.
   uint64_t PromptTokens = 0, CompletionTokens = 0;
+  /// The user's --test command run with the file's rewrite (which holds
+  /// this kernel's change), when there was one.
+  std::optional<UserTestRecord> Test;
 };
 
 struct RunInfo {

@@ -12,6 +12,7 @@
 #ifndef ASTRA_ENGINE_JOB_H
 #define ASTRA_ENGINE_JOB_H
 
+#include "astra/Spec/LaunchSpace.h"
 #include "astra/Spec/Spec.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -71,6 +72,13 @@ struct VerifyJob {
   /// spec's (a rewrite that changed the block size).
   std::optional<LaunchSpec> CandidateLaunch;
   KernelSpec Spec;
+  /// The other launches the program can make (astra/Spec/LaunchSpace.h),
+  /// each verified on its own run; each carries the candidate's launch
+  /// there when CandidateLaunch is set.
+  std::vector<LaunchVariant> LaunchSpace;
+  /// What the job knowingly leaves unchecked (launches it cannot
+  /// reproduce), passed on to the result's warnings.
+  std::vector<std::string> Notes;
   /// Shape sets to run, by name; empty: all of the spec's.
   std::vector<std::string> Shapes;
   /// Seeds of the input generators; every shape set runs each of them.
@@ -129,6 +137,9 @@ struct RunResult {
   std::optional<FailureInfo> Failure;
   std::vector<std::string> Warnings;
   std::optional<TimingResult> Timing;
+  /// The error is the baseline's own (not serialized: the verifier decides
+  /// with it whether a launch-space run was a launch the program can make).
+  bool BaselineError = false;
 };
 
 struct DeviceSummary {

@@ -13,6 +13,7 @@
 #include "astra/Compile/PtxCompiler.h"
 #include "astra/Engine/Job.h"
 #include "astra/Frontend/CudaToolchain.h"
+#include "astra/Frontend/LaunchFacts.h"
 #include "astra/Spec/Spec.h"
 
 #include "llvm/Support/Error.h"
@@ -35,6 +36,9 @@ struct KernelSourceRequest {
   KernelSpec *Spec = nullptr;
   CompileOptions Compile;
   bool ShowWarnings = false;
+  /// When set, receives what the code shows of the kernel's launches
+  /// (astra/Frontend/LaunchFacts.h), from the same parse.
+  KernelLaunchFacts *Facts = nullptr;
 };
 
 /// Parses, checks and compiles; the image's Source is the display path.

@@ -13,6 +13,13 @@
 //   <smallest>/values=M   float inputs drawn as M = large, negative, zeros,
 //                         denormal (see ValueMode); first seed
 //
+// and, apart from the adversarial runs (a program's launches are not an
+// adversary's choice, so `--no-adversarial` keeps them), one run per launch
+// the code allows besides the spec's own (astra/Spec/LaunchSpace.h):
+//
+//   <smallest>@block=B    the launch site's configuration for block size B
+//                         (and the shape variables it follows); first seed
+//
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_ENGINE_RUNPLAN_H
 #define ASTRA_ENGINE_RUNPLAN_H
@@ -24,12 +31,13 @@
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/Support/Error.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace astra {
 
-enum class RunKind { Shape, OddSizes, Misaligned, Values };
+enum class RunKind { Shape, OddSizes, Misaligned, Values, LaunchSpace };
 llvm::StringRef runKindName(RunKind K);
 
 struct PlannedRun {
@@ -40,6 +48,9 @@ struct PlannedRun {
   std::vector<uint64_t> Seeds;
   bool Misalign = false;
   ValueMode Values = ValueMode::Spec;
+  /// A launch-space run's launch for the baseline and for the candidate
+  /// (empty: the job's).
+  std::optional<LaunchSpec> Launch, CandidateLaunch;
 };
 
 /// The odd size that replaces \p V in the odd-size run: V - V % 8 + 5 for
@@ -55,10 +66,12 @@ llvm::Expected<const ShapeSet *> smallestShapeSet(const KernelSpec &S);
 
 /// The runs for \p S: \p Shapes (all when empty; unknown names are an
 /// error listing the known ones) with \p Seeds each, then, when
-/// \p Adversarial, the adversarial runs the spec allows.
+/// \p Adversarial, the adversarial runs the spec allows, then one run per
+/// configuration of \p Space.
 llvm::Expected<std::vector<PlannedRun>>
 planRuns(const KernelSpec &S, llvm::ArrayRef<std::string> Shapes,
-         llvm::ArrayRef<uint64_t> Seeds, bool Adversarial);
+         llvm::ArrayRef<uint64_t> Seeds, bool Adversarial,
+         llvm::ArrayRef<LaunchVariant> Space = {});
 
 /// Makes \p J's adversarial runs start from \p Base when it is smaller than
 /// every shape set of the job's spec, those sets still running in full:

@@ -57,6 +57,10 @@ struct DeviceCallee {
 
 struct LaunchSite {
   SourcePos Pos;
+  /// How it launches: "<<<>>>", or the launch API's name
+  /// ("cudaLaunchKernel", "cudaLaunchCooperativeKernel",
+  /// "cudaLaunchKernelEx"; its configuration struct is in Grid).
+  std::string Api = "<<<>>>";
   std::string Caller;       ///< Function containing the launch.
   std::string TemplateArgs; ///< "<float, 2>" as written, or empty.
   std::string Grid, Block;

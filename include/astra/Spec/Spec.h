@@ -193,6 +193,11 @@ struct KernelSpec {
   /// When true the launch configuration belongs to the kernel: the optimizer
   /// may change block sizes (and rewrite launch sites).
   bool LaunchIsTunable = false;
+  /// "launch_space": {"block": [...]}: the block x sizes the program
+  /// launches the kernel with, where its code cannot tell (a block size
+  /// chosen at run time). Narrows the verifier's launch-space sweep
+  /// (astra/Spec/LaunchSpace.h); it never lets a pass assume a launch.
+  std::vector<int64_t> LaunchSpaceBlocks;
 
   /// Line and column of each field in SpecPath ("args.out.dtype" ->
   /// {12, 9}), for the messages of checks that run after parsing.

@@ -52,6 +52,7 @@ void run(float *o, const float *i, int n) {
 // JSON-NEXT:     "file": "{{.*}}list-template.cu",
 // JSON-NEXT:     "line": 33,
 // JSON-NEXT:     "column": 3,
+// JSON-NEXT:     "api": "<<<>>>",
 // JSON-NEXT:     "caller": "run",
 // JSON-NEXT:     "template_args": "<float, 2>",
 // JSON-NEXT:     "grid": "64",

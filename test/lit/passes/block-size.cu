@@ -97,7 +97,7 @@ void launch_caller_decides(float *p, int n) {
   caller_decides<<<(n + 127) / 128, 128>>>(p, n);
 }
 
-// Launched through its address as well: not every launch is visible.
+// Launched through cudaLaunchKernel as well: a launch the pass cannot edit.
 __global__ void by_pointer(float *p, int n) {
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n)
@@ -108,7 +108,7 @@ void launch_by_pointer(float *p, int n) {
   // CHECK: {{^}}  by_pointer<<<(n + 127) / 128, 128>>>(p, n);
   void *args[] = {&p, &n};
   cudaLaunchKernel((const void *)by_pointer, dim3(n / 128), dim3(128), args, 0, 0);
-  // EXPLAIN: bs.cu:[[@LINE-1]]:34: block-size: not applied: the kernel's address is taken here, so some launches are not visible
+  // EXPLAIN: bs.cu:[[@LINE-1]]:3: block-size: not applied: the launch at {{.*}}bs.cu:[[@LINE-1]]:3 (cudaLaunchKernel) goes through a launch API, which this pass does not edit
 }
 
 // The block size comes from a macro: the edit would change every use of it.
@@ -142,7 +142,7 @@ __global__ void unlaunched(float *p, int n) {
   if (i < n)
     p[i] = 3;
 }
-// EXPLAIN: bs.cu:[[@LINE-5]]:17: block-size: not applied: no launch site in this file: the launch is not this file's to change
+// EXPLAIN: bs.cu:[[@LINE-5]]:17: block-size: not applied: the launch is not this file's to change: no launch of the kernel in this file
 
 // Two kernels launched with one `threads`: changing it for one would change
 // the other's launch too, so neither is changed.

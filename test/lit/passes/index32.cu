@@ -1,5 +1,6 @@
 // index32: 64-bit index variables and casts narrowed to int where the spec's
-// shape sets prove every value involved stays in [0, 2^30).
+// shape sets, under every launch the code can make, prove every value
+// involved stays in [0, 2^30).
 // RUN: rm -rf %t.dir && mkdir -p %t.dir/Inputs
 // RUN: cp %s %t.dir/idx.cu && cp %S/Inputs/index32.cuh %t.dir/Inputs/
 // RUN: %clang-astra rewrite --passes=index32 --spec %S/Inputs/index32.astra.json -i %t.dir/idx.cu -- -std=c++17
@@ -17,9 +18,16 @@
 #include <cuda_fp16.h>
 #include <cstdint>
 
+#include <algorithm>
+
 #include "Inputs/index32.cuh"
-// HEADER: {{^}}  int row = blockIdx.x;
+// A kernel in a header: other files may launch it with any grid and block,
+// so what depends on blockIdx stays; the column loop is bounded by h and the
+// largest block CUDA allows.
+// HEADER: {{^}}  int64_t row = blockIdx.x;
 // HEADER: {{^}}  for (int c = threadIdx.x; c < h; c += blockDim.x)
+// EXPLAIN: index32.cuh:6:11: index32: not applied: 'int64_t row' stays 64-bit: its values reach [0, 2147483646], outside [0, 2^30) where int is safe with margin
+// EXPLAIN: index32.cuh:7:16: index32: fired: 'int64_t c' -> 'int c': every value it takes and feeds stays in [0, 2^30) in the spec's shape set under all 2 launches the code can make there (its own: [0, 6143])
 
 // The token and the column: t < 4096, j < d - 1 + 1024 for d = 14336. The
 // products with the 64-bit d stay 64-bit; t * 2 becomes 32-bit.
@@ -28,7 +36,7 @@ __global__ void silu_and_mul(__nv_bfloat16 *out, const __nv_bfloat16 *in,
                              int64_t d) {
   // CHECK: {{^}}  const int t = blockIdx.x;
   const int64_t t = blockIdx.x;
-  // EXPLAIN: index32.cu:[[@LINE-1]]:17: index32: fired: 'int64_t t' -> 'int t': every value it takes and feeds stays in [0, 2^30) in all 2 shape sets (its own: [0, 4095])
+  // EXPLAIN: index32.cu:[[@LINE-1]]:17: index32: fired: 'int64_t t' -> 'int t': every value it takes and feeds stays in [0, 2^30) in all 2 shape sets under all 14 launches the code can make there (its own: [0, 4095])
   // CHECK: {{^}}  for (int j = threadIdx.x; j < d; j += blockDim.x) {
   for (int64_t j = threadIdx.x; j < d; j += blockDim.x) {
     // EXPLAIN: index32.cu:[[@LINE-1]]:16: index32: fired: 'int64_t j' -> 'int j': {{.*}}(its own: [0, 15359])
@@ -93,3 +101,18 @@ __global__ void copy_rows(T *dst, const T *src, int cols) {
 }
 template __global__ void copy_rows<float>(float *, const float *, int);
 template __global__ void copy_rows<__half>(__half *, const __half *, int);
+
+// The launches: the grids are the workloads' sizes (the spec gives them),
+// the blocks are the code's.
+void launch_all(__nv_bfloat16 *o, const __nv_bfloat16 *in, float *y,
+                const float *x, unsigned char *u, const int64_t *rowptr,
+                __half *h, const __half *hin, int64_t d, int tokens, int n,
+                int rows, int cols) {
+  silu_and_mul<<<tokens, std::min<int64_t>(1024, d)>>>(o, in, d);
+  scale<<<std::min((n + 255) / 256, 1024), 256>>>(y, x, 2.f, n);
+  big_offsets<<<rows, 1024>>>(u, cols);
+  refusals<<<(n + 255) / 256, 256>>>(y, rowptr, n);
+  copy_rows<float><<<rows, 1024>>>(y, x, cols);
+  copy_rows<__half><<<rows, 1024>>>(h, hin, cols);
+  add_bias<<<rows, 256>>>(y, x, rows, cols);
+}

@@ -102,7 +102,7 @@ __global__ void stays_plain(float *out, const float *__restrict__ x,
                             const Pair *__restrict__ pairs,
                             const bool *__restrict__ mask,
                             const float *w) {
-  // EXPLAIN: ldg.cu:[[@LINE-1]]:42: ldg: not applied: 'w' is never written, but it is not __restrict__ and no launch site in this file shows what it is passed (--pass-opt=ldg.assume-noalias=1 asserts that it aliases no written buffer)
+  // EXPLAIN: ldg.cu:[[@LINE-1]]:42: ldg: not applied: 'w' is never written, but it is not __restrict__ and the file may not show what every launch passes it (no launch of the kernel in this file) (--pass-opt=ldg.assume-noalias=1 asserts that it aliases no written buffer)
   __shared__ float tile[32];
   int i = threadIdx.x;
   tile[i] = LOAD(x, i);

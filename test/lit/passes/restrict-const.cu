@@ -76,13 +76,34 @@ void launch2(float *a, float *b) { declared_twice<<<1, 32>>>(a, b); }
 // CHECK-LABEL: {{^}}__global__ void done(const float *__restrict__ a, float *__restrict__ b) {
 __global__ void done(const float *__restrict__ a, float *__restrict__ b) { b[0] = a[0]; }
 
-// The kernel's address is taken (launched through cudaLaunchKernel): launches
-// the file does not show may alias, so no __restrict__ and no const.
-// CHECK-LABEL: {{^}}__global__ void by_pointer(float *out, float *in) {
+// Launched through cudaLaunchKernel as well: its arguments go through a
+// void ** the pass does not follow, so no __restrict__; the type may change
+// (the launch passes the kernel as a const void *).
+// CHECK-LABEL: {{^}}__global__ void by_pointer(float *out, const float *in) {
 __global__ void by_pointer(float *out, float *in) { out[threadIdx.x] = in[threadIdx.x] * 2.f; }
-// EXPLAIN: restrict-const.cu:[[@LINE-1]]:35: restrict-const: not applied: no __restrict__: the kernel's address is taken at {{.*}}restrict-const.cu:[[@LINE+4]]:{{[0-9]+}}, so launches this file does not show may pass 'out' and another argument into one buffer
+// EXPLAIN: restrict-const.cu:[[@LINE-1]]:35: restrict-const: not applied: no __restrict__: the launch at {{.*}}restrict-const.cu:[[@LINE+4]]:3 (cudaLaunchKernel) passes the arguments through a launch API, where this pass does not follow them
 void launch3(float *buf) {
   void *args[] = {&buf, &buf};
   by_pointer<<<1, 32>>>(buf + 64, buf);
   cudaLaunchKernel((const void *)by_pointer, dim3(1), dim3(32), args, 0, 0);
 }
+
+// A dispatch macro names the kernel in a template never instantiated here, to
+// launch it through cudaLaunchKernelEx (as FlashInfer's norm kernels are): the
+// kernel's type must not change, and its launches are not visible.
+// CHECK-LABEL: {{^}}template <typename T> __global__ void dispatched(T *out, T *in) {
+template <typename T> __global__ void dispatched(T *out, T *in) { out[threadIdx.x] = in[threadIdx.x]; }
+// EXPLAIN: restrict-const.cu:[[@LINE-1]]:{{[0-9]+}}: restrict-const: not applied: 'in' could be const, but the kernel is named at {{.*}}restrict-const.cu:[[@LINE+5]]:{{[0-9]+}} in a template never instantiated here
+#define DISPATCH_KERNEL(K, T, ...)                                             \
+  auto kernel = K<T>;                                                          \
+  cudaLaunchConfig_t cfg = {};                                                 \
+  cudaLaunchKernelEx(&cfg, kernel, __VA_ARGS__)
+template <typename T> void launch_dispatched(T *out, T *in) { DISPATCH_KERNEL(dispatched, T, out, in); }
+
+// In a table of function pointers: the kernel's type must not change, and
+// launches through the table are not visible.
+// CHECK-LABEL: {{^}}__global__ void in_table(float *out, float *in) {
+__global__ void in_table(float *out, float *in) { out[threadIdx.x] = in[threadIdx.x]; }
+// EXPLAIN: restrict-const.cu:[[@LINE-1]]:45: restrict-const: not applied: 'in' could be const, but the kernel is named at {{.*}}restrict-const.cu:[[@LINE+2]]:{{[0-9]+}} other than in a launch (a function pointer: launches through it are not visible)
+// EXPLAIN: restrict-const.cu:[[@LINE-2]]:45: restrict-const: not applied: no __restrict__: the kernel is named at {{.*}} other than in a launch
+void (*table[])(float *, float *) = {in_table};

@@ -9,10 +9,12 @@
 // A second run changes nothing more (the staged body is no longer one store).
 // RUN: %clang-astra rewrite --passes=smem-transpose %t.dir/st.cu -- -std=c++17 > %t.again.cu
 // RUN: diff %t.dir/st.cu %t.again.cu
-// The tile follows the spec's square block; a spec with non-square blocks
-// refuses (the staged path would never run).
-// RUN: %clang-astra rewrite --passes=smem-transpose --kernel=transpose --spec %S/Inputs/smem-transpose-16.astra.json %s -- -std=c++17 | FileCheck %s --check-prefix=TILE16
-// RUN: %clang-astra rewrite --passes=smem-transpose --kernel=transpose --spec %S/Inputs/smem-transpose-rect.astra.json --explain %s -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=RECT
+// The tile is the square block the code launches (transpose16, below); where
+// the code does not show the launches, the option chooses it. A spec's launch
+// is a workload, not a launch: it changes nothing.
+// RUN: %clang-astra rewrite --passes=smem-transpose --kernel=transpose --pass-opt=smem-transpose.tile=16 %s -- -std=c++17 | FileCheck %s --check-prefix=TILE16
+// RUN: %clang-astra rewrite --passes=smem-transpose --kernel=transpose --spec %S/Inputs/smem-transpose-16.astra.json %s -- -std=c++17 > %t.spec.cu
+// RUN: %clang-astra rewrite --passes=smem-transpose --kernel=transpose %s -- -std=c++17 | diff - %t.spec.cu
 // PTX: .visible .entry _Z9transposePKfPfii(
 // PTX: .shared .align 4 .b8 {{.*}}astra_tile[4224]
 // PTX: bar.sync 0
@@ -50,8 +52,7 @@ __global__ void transpose(const float *in, float *out, int rows, int cols) {
   if (r < rows && c < cols)
     out[(int64_t)c * rows + r] = in[(int64_t)r * cols + c];
 }
-// EXPLAIN: smem-transpose.cu:[[@LINE-2]]:5: smem-transpose: fired: stores to 'out' staged through a 32 x 32 shared tile (stride 1074 elements along threadIdx.x, 1 along threadIdx.y; blocks other than (32, 32, 1) run the original code)
-// RECT: smem-transpose.cu:[[@LINE-3]]:5: smem-transpose: not applied: the spec {{.*}}smem-transpose-rect.astra.json launches blocks of (32, 8, 1) for shape set 'small'; the staged path runs only for one square block size
+// EXPLAIN: smem-transpose.cu:[[@LINE-2]]:5: smem-transpose: fired: stores to 'out' staged through a 32 x 32 shared tile (stride 1074 elements along threadIdx.x, 1 along threadIdx.y; blocks other than (32, 32, 1) run the original code; tile size: the default: the code does not show every launch's block (no launch of the kernel in this file))
 
 // A template, an unguarded store and a computed value: the tile holds T, the
 // value is computed before the barrier.
@@ -114,3 +115,31 @@ __global__ void transpose_sync(const float *in, float *out, int rows, int cols) 
   out[(int64_t)c * rows + r] = in[(int64_t)r * cols + c];
 }
 // EXPLAIN: smem-transpose.cu:[[@LINE-3]]:3: smem-transpose: not applied: the kernel does more than declare index variables and store one value (a CallExpr statement)
+
+// The code launches 16 x 16 blocks: the tile follows.
+// CHECK-LABEL: __global__ void transpose16(
+// CHECK: if (blockDim.x == 16 && blockDim.y == 16 && blockDim.z == 1) {
+__global__ void transpose16(const float *in, float *out, int rows, int cols) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  const int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < rows && c < cols)
+    out[(int64_t)c * rows + r] = in[(int64_t)r * cols + c];
+}
+// EXPLAIN: smem-transpose.cu:[[@LINE-2]]:5: smem-transpose: fired: stores to 'out' staged through a 16 x 16 shared tile {{.*}}; tile size: the block every launch passes)
+
+// The code launches 32 x 8 blocks: the staged path would never run.
+// CHECK-LABEL: __global__ void transpose_rect(
+// CHECK-NEXT: const int c = blockIdx.x * blockDim.x + threadIdx.x;
+__global__ void transpose_rect(const float *in, float *out, int rows, int cols) {
+  const int c = blockIdx.x * blockDim.x + threadIdx.x;
+  const int r = blockIdx.y * blockDim.y + threadIdx.y;
+  if (r < rows && c < cols)
+    out[(int64_t)c * rows + r] = in[(int64_t)r * cols + c];
+}
+// EXPLAIN: smem-transpose.cu:[[@LINE-2]]:5: smem-transpose: not applied: the code launches blocks of (32, 8, 1); the staged path runs only for one square block size
+
+void launch_transposes(const float *in, float *out, int rows, int cols) {
+  const dim3 block(16, 16);
+  transpose16<<<dim3((cols + 15) / 16, (rows + 15) / 16), block>>>(in, out, rows, cols);
+  transpose_rect<<<dim3((cols + 31) / 32, (rows + 7) / 8), dim3(32, 8)>>>(in, out, rows, cols);
+}

@@ -65,14 +65,11 @@ __global__ void row_fold(const float *x, float *y) {
     y[blockIdx.x] = r;
 }
 
+// A kernel in a header: any file that includes it may launch it, with any
+// block, so its blockDim.x / 2 tree stays.
 // HDR-LABEL: {{^}}__global__ void header_sum(
-// HDR: {{^}}  { // warp-reduce: sum of partial with warp shuffles
-// HDR: {{^}}    float astra_wr_val = i < n ? in[i] : 0.0f;
-// HDR: {{^}}    const unsigned astra_wr_count = blockDim.x;
-// HDR-NOT: stride
-// HDR: {{^}}  if (tid == 0)
-// HDR-NEXT: {{^}}    out[blockIdx.x] = partial[0];
-// EXPLAIN-DAG: warp-reduce-kernel.cuh:10:3: warp-reduce: fired: the sum tree reduction of 'partial' over blockDim.x threads now reduces with warp shuffles and one shared-memory step; partial[0] holds the result after a barrier as before (floating-point additions are reassociated; the sum may differ in the last bits)
+// HDR-NOT: warp-reduce:
+// EXPLAIN-DAG: warp-reduce-kernel.cuh:10:3: warp-reduce: not applied: the tree starts at blockDim.x / 2, which reduces every value only when blockDim.x is a power of two, and the kernel is declared in {{.*}}warp-reduce-kernel.cuh:4:17, a file other translation units can include and launch it from
 
 // The classic block sum: every thread stores, thread 0 publishes s[0].
 // CHECK-LABEL: {{^}}__global__ void block_sum(
@@ -505,6 +502,86 @@ __global__ void argmax_high_tie(const float *in, int *out) {
 // CHECK-NEXT: {{^}}  idxs[tid] = tid;
 // CHECK-NEXT: {{^}}  __syncthreads();
 // EXPLAIN-DAG: wr.cu:[[@LINE-17]]:3: warp-reduce: not applied: not a shared-memory tree reduction: the (value, index) step 'if (v > vals[tid] || (v == vals[tid] && i > idxs[tid])) ...' does not keep the larger (or smaller) value and, on equal values, the lower index; only that combine gives the same pair in any order
+
+// Trees from blockDim.x / 2 reduce every value only for power-of-two
+// blocks: the launches must show one. A block of 96 threads (the tree drops
+// values there, the rewrite would not) and a block chosen at run time are
+// refused; `1 << k` is a power of two whatever k is.
+// CHECK-LABEL: {{^}}__global__ void sum96(
+// CHECK-NOT: { // warp-reduce:
+// CHECK-LABEL: {{^}}__global__ void sum_runtime(
+// CHECK-NOT: { // warp-reduce:
+// CHECK-LABEL: {{^}}__global__ void sum_shift(
+// CHECK: {{^}}  { // warp-reduce: sum of s with warp shuffles
+__global__ void sum96(const float *in, float *out) {
+  __shared__ float s[1024];
+  int tid = threadIdx.x;
+  s[tid] = in[blockIdx.x * blockDim.x + tid];
+  __syncthreads();
+  for (int off = blockDim.x / 2; off > 0; off >>= 1) {
+    if (tid < off)
+      s[tid] += s[tid + off];
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = s[0];
+}
+// EXPLAIN-DAG: wr.cu:[[@LINE-8]]:3: warp-reduce: not applied: the tree starts at blockDim.x / 2, which reduces every value only when blockDim.x is a power of two, and the launch at {{.*}}wr.cu:{{[0-9]+}}:3 passes a block x size (96) that the code does not show to be a power of two
+__global__ void sum_runtime(const float *in, float *out) {
+  __shared__ float s[1024];
+  int tid = threadIdx.x;
+  s[tid] = in[blockIdx.x * blockDim.x + tid];
+  __syncthreads();
+  for (int off = blockDim.x / 2; off > 0; off >>= 1) {
+    if (tid < off)
+      s[tid] += s[tid + off];
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = s[0];
+}
+// EXPLAIN-DAG: wr.cu:[[@LINE-8]]:3: warp-reduce: not applied: the tree starts at blockDim.x / 2, which reduces every value only when blockDim.x is a power of two, and the launch at {{.*}}wr.cu:{{[0-9]+}}:3 passes a block x size ('threads', a parameter of 'launch_all') that the code does not show to be a power of two
+__global__ void sum_shift(const float *in, float *out) {
+  __shared__ float s[1024];
+  int tid = threadIdx.x;
+  s[tid] = in[blockIdx.x * blockDim.x + tid];
+  __syncthreads();
+  for (int off = blockDim.x / 2; off > 0; off >>= 1) {
+    if (tid < off)
+      s[tid] += s[tid + off];
+    __syncthreads();
+  }
+  if (tid == 0)
+    out[blockIdx.x] = s[0];
+}
+// EXPLAIN-DAG: wr.cu:[[@LINE-8]]:3: warp-reduce: fired: the sum tree reduction of 's' over blockDim.x threads
+
+// The launches: 256 threads, a power of two, for the kernels above.
+void launch_all(const float *x, float *y, const __half *h, __half *hy,
+                const __nv_bfloat16 *b, int *cnt, int *idx, int n, int cols,
+                int threads, int k) {
+  softmax_row<<<n, 256>>>(x, y, cols);
+  row_sum<<<n, 256>>>(x, y, cols);
+  row_fold<<<n, 256>>>(x, y);
+  block_sum<<<n, 256>>>(x, y, n);
+  softmax_rows<<<n, 256>>>(h, hy, cols);
+  count_positive<<<n, 128>>>(b, cnt, n);
+  sample_reduce<<<n, 256>>>(x, y, n);
+  sample_tail<<<n, 256>>>(x, y);
+  sample_helper<<<n, 256>>>(x, y);
+  sample_short<<<n, 256>>>(x, y);
+  reads_partials<<<n, 256>>>(x, y);
+  peeks<<<n, 256>>>(x, y);
+  block_prod<<<n, 256>>>(x, y);
+  odd_start<<<n, 256>>>(x, y);
+  rows_2d<<<n, dim3(32, 8)>>>(x, y);
+  bitonic<<<n, 256>>>(y);
+  block_argmax<<<n, 256>>>(x, idx);
+  argmax_high_tie<<<n, 256>>>(x, idx);
+  sum96<<<n, 96>>>(x, y);
+  sum_runtime<<<n, threads>>>(x, y);
+  sum_shift<<<n, 1 << k>>>(x, y);
+}
 
 // PTX-DAG: .entry {{.*}}block_sum
 // PTX-DAG: .entry {{.*}}header_sum

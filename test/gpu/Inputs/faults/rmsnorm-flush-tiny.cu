@@ -1,0 +1,23 @@
+// Fault: the same flush as rmsnorm-flush-small.cu, to 1e-30 with the
+// value's sign instead of zero, so no element is an exact zero.
+#include "rmsnorm.cuh"
+
+__global__ void rmsnorm(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
+                        __nv_bfloat16 *out, int cols, float eps) {
+  const int t = threadIdx.x, n = blockDim.x;
+  const __nv_bfloat16 *xr = x + (size_t)blockIdx.x * cols;
+  __nv_bfloat16 *outr = out + (size_t)blockIdx.x * cols;
+  const float rstd = 1.0f / sqrtf(block_sum_squares(xr, cols) / cols + eps);
+  for (int c = t; c < cols; c += n) {
+    float v = __bfloat162float(xr[c]) * rstd * __bfloat162float(w[c]);
+    if (fabsf(v) < 0.01f)
+      v = copysignf(1e-30f, v);
+    outr[c] = __float2bfloat16(v);
+  }
+}
+
+void launch_rmsnorm(const __nv_bfloat16 *x, const __nv_bfloat16 *w,
+                    __nv_bfloat16 *out, int rows, int cols, float eps,
+                    int block_size, cudaStream_t stream) {
+  rmsnorm<<<rows, block_size, 0, stream>>>(x, w, out, cols, eps);
+}
