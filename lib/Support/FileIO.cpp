@@ -6,13 +6,13 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Signals.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -56,7 +56,10 @@ const char *kindOf(mode_t M) {
 }
 
 std::string modeText(mode_t M) {
-  return formatv("{0:o4}", unsigned(M & 07777)).str();
+  // formatv has no octal style (it printed "mode 292" for 0444).
+  char Buf[8];
+  std::snprintf(Buf, sizeof Buf, "%04o", unsigned(M & 07777));
+  return Buf;
 }
 
 /// The process's umask, read without changing it where /proc says it
