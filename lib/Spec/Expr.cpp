@@ -300,28 +300,36 @@ private:
   }
 
   Expected<NodePtr> parseUnary() {
-    Nest G(*this);
-    if (G.tooDeep())
-      return tooDeep();
     // '!' but not the first half of '!='.
     skipSpace();
     if (Text.substr(Pos).starts_with("!") &&
         !Text.substr(Pos).starts_with("!=")) {
       ++Pos;
-      auto S = parseUnary();
+      auto S = parseUnaryOperand();
       if (!S)
         return S;
       return make(Node::Not, {*S});
     }
     if (consume("-")) {
-      auto S = parseUnary();
+      auto S = parseUnaryOperand();
       if (!S)
         return S;
       return make(Node::Neg, {*S});
     }
     if (consume("+"))
-      return parseUnary();
+      return parseUnaryOperand();
     return parsePower();
+  }
+
+  /// The operand of a unary operator or of `**`: one level deeper. Only
+  /// this recursion and parseConditional's count, so that a parenthesis is
+  /// one level, as docs/spec-format.md says (counting every parseUnary too
+  /// made each parenthesis two, and 64 of them too deep).
+  Expected<NodePtr> parseUnaryOperand() {
+    Nest G(*this);
+    if (G.tooDeep())
+      return tooDeep();
+    return parseUnary();
   }
 
   Expected<NodePtr> parsePower() {
@@ -330,7 +338,7 @@ private:
       return B;
     if (!consume("**"))
       return B;
-    auto E = parseUnary(); // Right-associative; 2 ** -1 is allowed.
+    auto E = parseUnaryOperand(); // Right-associative; 2 ** -1 is allowed.
     if (!E)
       return E;
     return make(Node::Pow, {*B, *E});

@@ -328,7 +328,8 @@ TEST(SpecExpr, DepthAndLengthAreBoundedWithErrorsNotCrashes) {
   // Each shape once overflowed the stack: parentheses (the parser
   // recursing), a chain of + (a left-deep tree: evaluation and destruction
   // recursing), unary minus.
-  std::string Parens = std::string(5000, '(') + "n" + std::string(5000, ')');
+  // 2000 deep: under the length limit, so the depth limit stops it.
+  std::string Parens = std::string(2000, '(') + "n" + std::string(2000, ')');
   EXPECT_NE(parseError(Parens).find("nested deeper than 128 levels"),
             std::string::npos);
   std::string Chain;
@@ -344,14 +345,24 @@ TEST(SpecExpr, DepthAndLengthAreBoundedWithErrorsNotCrashes) {
     Calls += "abs(";
   Calls += "n" + std::string(200, ')');
   EXPECT_NE(parseError(Calls).find("nested deeper"), std::string::npos);
+  std::string Powers;
+  for (int I = 0; I < 1000; ++I)
+    Powers += "1**";
+  Powers += "1";
+  EXPECT_NE(parseError(Powers).find("nested deeper"), std::string::npos);
   std::string Long = "n";
   for (int I = 0; I < 2000; ++I)
     Long += " + 0";
   EXPECT_NE(parseError(Long).find("longer than 4096 characters"),
             std::string::npos);
-  // Right at the limits: accepted and evaluated.
-  std::string Deep = std::string(100, '(') + "n" + std::string(100, ')');
+  // Right at the limits: accepted and evaluated. The whole expression is
+  // the first level, each parenthesis one more.
+  std::string Deep = std::string(127, '(') + "n" + std::string(127, ')');
   EXPECT_EQ(evalI(Deep, env({{"n", 3}})), 3);
+  std::string TooDeep = "(" + Deep + ")";
+  EXPECT_NE(parseError(TooDeep).find("nested deeper than 128 levels at "
+                                     "column 129"),
+            std::string::npos);
   std::string Sum = "0";
   for (int I = 0; I < 100; ++I)
     Sum += "+1";
