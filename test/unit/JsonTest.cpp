@@ -27,8 +27,9 @@ TEST(Json, NestingIsBoundedWithoutRecursion) {
   rapidjson::Document D;
   Error P = parseJsonWithComments("// c\n{\"a\": " + Deep + "}", "x.json", D);
   ASSERT_TRUE(bool(P));
+  // Column 70: the 64th '[' after `{"a": `, the 65th level.
   EXPECT_EQ(toString(std::move(P)),
-            "x.json:2:71: invalid JSON: arrays and objects nested deeper than "
+            "x.json:2:70: invalid JSON: arrays and objects nested deeper than "
             "64 levels");
 }
 

@@ -354,8 +354,10 @@ TEST(Spec, LimitsOnSetsVariablesKernelsAndNesting) {
   EXPECT_HAS(errorsOf(Kernels),
              "kernels: holds 4097 entries; a spec may hold at most 4096");
   std::string Deep = std::string(100000, '[') + std::string(100000, ']');
+  // Column 95: the 63rd '[' after the 32 characters that open two
+  // objects, the 65th level.
   EXPECT_EQ(errorsOf(withEntry(Deep)),
-            "k.cu.astra.json:1:92: invalid JSON: arrays and objects nested "
+            "k.cu.astra.json:1:95: invalid JSON: arrays and objects nested "
             "deeper than 64 levels");
 }
 
