@@ -191,7 +191,7 @@ Expected<std::string> buildChatRequestBody(const ChatParams &Params,
   rapidjson::Document Extra;
   if (!Params.ExtraBodyJson.empty())
     if (Error E = parseObject(Params.ExtraBodyJson, Extra,
-                              "the extra request body (--llm-extra-body)"))
+                              "the extra request body"))
       return E;
   StringRef Choice = Req.ToolChoice;
   bool NamedChoice = !Choice.empty() && Choice != "auto" && Choice != "none" &&
