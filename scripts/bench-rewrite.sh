@@ -60,11 +60,17 @@ measure() {
 }
 
 echo "clang-astra: $("$astra" --version | head -1)"
+# --version names the commit the build was configured at; the source's is
+# what was built when the build is up to date.
+echo "source: $(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$top" diff --quiet HEAD 2>/dev/null || echo ' (with uncommitted changes)')"
 echo "machine: $(nproc) cores, $(uname -m); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for lines in 1000 5000; do
   f="$work/k$lines.cu"
   gen "$lines" >"$f"
   echo "--- $lines lines ($(grep -c __global__ "$f") kernels)"
+  # Untimed: the first run reads the binary and clang's headers from disk
+  # (it took 1.8 s where the next took 0.5 s).
+  "$astra" list "$f" >/dev/null 2>&1 || true
   printf '  %-34s %s\n' "list" "$(measure "$astra" list "$f")"
   for p in $pairs; do
     printf '  %-34s %s\n' "rewrite --passes=$p" \
