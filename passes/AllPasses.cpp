@@ -32,7 +32,7 @@ namespace astra {
 template <typename P> static PassInfo info() {
   P Instance;
   return {Instance.name().str(), Instance.description().str(),
-          [] { return std::unique_ptr<Pass>(new P()); }};
+          [] { return std::unique_ptr<Pass>(new P()); }, Instance.params()};
 }
 
 const std::vector<PassInfo> &allPasses() {

@@ -24,6 +24,10 @@ public:
            "the launch as the kernel's (launch_tunable)";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::integer("threads", 32, 1024, "a retuned size",
+                               "threads per block", 32)};
+  }
 };
 
 } // namespace astra

@@ -33,6 +33,13 @@ public:
            "coordinates of a 3-D grid (x over A, y over B, z over the rest)";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::integer("x", 32, 1024, "128",
+                               "block x of the 3-D launch (x * y at most "
+                               "1024)",
+                               32),
+            PassParam::integer("y", 1, 32, "4", "block y of the 3-D launch")};
+  }
 };
 
 } // namespace astra

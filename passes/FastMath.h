@@ -24,6 +24,11 @@ public:
            "double literals in float expressions to float";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::boolean("pow", "0",
+                               "__powf also where the base is not known to "
+                               "be positive")};
+  }
 };
 
 } // namespace astra

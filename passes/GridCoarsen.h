@@ -31,6 +31,12 @@ public:
            "elements)";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::integer("factor", 2, 16,
+                               "vectorize's vector width",
+                               "elements per thread (the grid shrinks by "
+                               "this factor)")};
+  }
 };
 
 } // namespace astra

@@ -44,6 +44,11 @@ public:
            "loop";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::boolean("speculate-loads", "0",
+                               "hoist loads out of loops that may run zero "
+                               "times")};
+  }
 };
 
 } // namespace astra

@@ -22,6 +22,11 @@ public:
            "the spec's launch.block";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::integer("min-blocks", 1, 32, "omitted",
+                               "minimum resident blocks per SM in "
+                               "__launch_bounds__")};
+  }
 };
 
 } // namespace astra

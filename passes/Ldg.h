@@ -22,6 +22,11 @@ public:
            "that do not alias a written buffer";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::boolean("assume-noalias", "0",
+                               "read-only parameters alias no written "
+                               "buffer")};
+  }
 };
 
 } // namespace astra

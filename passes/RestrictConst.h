@@ -21,6 +21,11 @@ public:
            "where no launch site passes aliasing pointers";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::boolean("assume-noalias", "0",
+                               "the kernel's pointer parameters never "
+                               "alias")};
+  }
 };
 
 } // namespace astra

@@ -40,6 +40,12 @@ public:
            "row";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::integer("rows", 2, 64, "4", "rows per block"),
+            PassParam::integer("thread-divisor", 1, 32,
+                               "vectorize's vector width, else 1",
+                               "divisor of the block's x threads per row")};
+  }
 };
 
 } // namespace astra

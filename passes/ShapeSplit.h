@@ -29,6 +29,11 @@ public:
            "spec with launch_tunable)";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::integer("at", 0, int64_t(1) << 40, "from the spec",
+                               "threads per launch from which the clone "
+                               "runs (0: from the spec's shape sets)")};
+  }
 };
 
 } // namespace astra

@@ -25,6 +25,10 @@ public:
            "shared tile so that a warp writes consecutive addresses";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::integer("tile", 2, 32, "the spec's square block",
+                               "tile edge in threads")};
+  }
 };
 
 } // namespace astra

@@ -32,6 +32,12 @@ public:
            "block along y (or x): smaller blocks, per-thread register tiles";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::integer("x", 1, 16, "1",
+                               "elements per thread along x"),
+            PassParam::integer("y", 1, 16, "4 (1 when x is given)",
+                               "elements per thread along y")};
+  }
 };
 
 } // namespace astra

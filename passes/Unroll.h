@@ -24,6 +24,14 @@ public:
            "(#pragma unroll N with unroll.factor=N)";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::integer("factor", 2, 1024, "none",
+                               "#pragma unroll N on loops of unknown or "
+                               "larger trip count"),
+            PassParam::integer("max-trip", 2, 4096, "32",
+                               "largest constant trip count unrolled "
+                               "fully")};
+  }
 };
 
 } // namespace astra

@@ -31,6 +31,14 @@ public:
            "an alignment check and a scalar tail";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::choice("bytes", {"8", "16"}, "16",
+                              "bytes per vector access"),
+            PassParam::boolean("reductions", "1", "vectorize reductions too"),
+            PassParam::boolean("assume-noalias", "0",
+                               "treat distinct pointers as not "
+                               "overlapping")};
+  }
 };
 
 } // namespace astra

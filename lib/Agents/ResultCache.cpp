@@ -276,6 +276,10 @@ static std::optional<CachedOutcome> readEntry(StringRef Path) {
     return std::nullopt;
   }
   rapidjson::Document D;
+  if (Error E = checkJsonNesting(*Text)) {
+    consumeError(std::move(E));
+    return std::nullopt;
+  }
   D.Parse(Text->data(), Text->size());
   if (D.HasParseError() || !D.IsObject())
     return std::nullopt;

@@ -217,6 +217,8 @@ Expected<StoredScoreboard> parseScoreboardJson(StringRef Text,
                                                StringRef Path) {
   JsonFieldReader R(Path);
   rapidjson::Document D;
+  if (Error E = checkJsonNesting(Text))
+    return R.fail("<top>", toString(std::move(E)));
   D.Parse(Text.data(), Text.size());
   if (D.HasParseError() || !D.IsObject())
     return R.fail("<top>", "not a scoreboard (invalid JSON or not an object)");

@@ -27,7 +27,7 @@ namespace astra {
 
 /// clang adds this to every CUDA compile with -include; it pulls in the CUDA
 /// runtime headers, which is most of a small file's compile time.
-static constexpr const char *RuntimeWrapper = "__clang_cuda_runtime_wrapper.h";
+static constexpr const char *RuntimeWrapper = CudaRuntimeWrapper.data();
 
 /// Only NVPTX: the tool never generates code for anything else, and
 /// initializing every target costs start-up time in the static binary.
@@ -40,8 +40,6 @@ static void initializeNvptx() {
     LLVMInitializeNVPTXAsmPrinter();
   });
 }
-
-std::string pchStubPath(StringRef PchPath) { return (PchPath + ".stub.cu").str(); }
 
 namespace {
 /// Prints errors always and warnings on request (as parseCuda does), counts

@@ -68,11 +68,6 @@ public:
 llvm::Expected<DeviceCompileOutput>
 runDeviceCompile(const DeviceCompileRequest &Req);
 
-/// The file the in-memory PCH stub lives at; it must be in the overlay of
-/// both the PCH build and every compile that uses the PCH, since clang
-/// validates a PCH's input files by size and time.
-std::string pchStubPath(llvm::StringRef PchPath);
-
 } // namespace astra
 
 #endif

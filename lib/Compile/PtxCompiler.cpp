@@ -291,6 +291,29 @@ deviceViewFor(const std::vector<std::string> &Command,
   return View;
 }
 
+std::string parsePch(const CudaToolchain &TC,
+                     const std::vector<std::string> &DeviceCommand,
+                     const CompileOptions &Opts,
+                     std::vector<std::string> &Notes) {
+  if (!Opts.UseCache || !Opts.UsePch || DeviceCommand.size() < 2)
+    return "";
+  std::string Dir = ptxCacheDirectory(Opts);
+  if (Dir.empty())
+    return "";
+  std::vector<std::string> Flags = keyCommand(DeviceCommand);
+  Flags.pop_back();
+  std::string Key = compileKey(toolchainFingerprint(TC) + "parse-pch\n", Flags,
+                               /*OptLevel=*/0, "");
+  SmallString<256> Pch(Dir);
+  sys::path::append(Pch, "pch", Key + ".pch");
+  DeviceCompileRequest Req;
+  Req.Command = DeviceCommand;
+  Req.Overlay = Opts.Overlay;
+  if (!ensurePch(Req, std::string(Pch), Notes))
+    return "";
+  return std::string(Pch);
+}
+
 Expected<PtxResult> compileToPtx(const CudaToolchain &TC,
                                  const std::vector<std::string> &DeviceCommand,
                                  const CompileOptions &Opts) {

@@ -11,6 +11,7 @@
 #include "llvm/Support/StringSaver.h"
 
 #include <optional>
+#include <set>
 
 using namespace llvm;
 using namespace clang::tooling;
@@ -1005,6 +1006,22 @@ makeDeviceCommand(const std::vector<std::string> &Command, StringRef File,
   if (Notes)
     Notes->insert(Notes->end(), Dropped.begin(), Dropped.end());
   return Out;
+}
+
+std::vector<std::string> CompileCommands::databaseSources() const {
+  std::set<std::string> Out;
+  if (!DB)
+    return {};
+  for (const CompileCommand &C : DB->getAllCompileCommands()) {
+    SmallString<256> P(C.Filename);
+    if (!sys::path::is_absolute(P))
+      sys::path::make_absolute(C.Directory, P);
+    sys::path::remove_dots(P, /*remove_dot_dot=*/true);
+    bool Nvcc = !C.CommandLine.empty() && isNvccCommand(C.CommandLine[0]);
+    if (Nvcc || sys::path::extension(P).equals_insensitive(".cu"))
+      Out.insert(std::string(P));
+  }
+  return std::vector<std::string>(Out.begin(), Out.end());
 }
 
 } // namespace astra

@@ -7,8 +7,10 @@
 #include "clang/Driver/CreateInvocationFromArgs.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Serialization/PCHContainerOperations.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
@@ -45,17 +47,19 @@ makeOverlayFileSystem(const FileOverlay &Overlay) {
 /// `template` keyword that lets clang see the call's arguments).
 static constexpr unsigned MaxRepairRounds = 8;
 
+std::string pchStubPath(StringRef PchPath) {
+  return (PchPath + ".stub.cu").str();
+}
+
 Expected<std::unique_ptr<ParsedFile>>
 parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
   if (Command.size() < 2)
     return createStringError(inconvertibleErrorCode(), "empty compile command");
   bool Repair = hasNvccCompat(Command);
   bool Colors = Opts.DiagOS && Opts.DiagOS->has_colors();
-  DeviceView View;
-  View.Files = Opts.Overlay;
   auto ParseOnce = [](ParsedFile &PF, DiagnosticRecorder &Recorder,
-                        const std::vector<std::string> &Command,
-                        const FileOverlay &Overlay) -> Error {
+                      const std::vector<std::string> &Command,
+                      FileOverlay Overlay, StringRef Pch) -> Error {
     PF.Diags = makeIntrusiveRefCnt<DiagnosticsEngine>(
         DiagnosticIDs::create(), *PF.DiagOpts, &Recorder,
         /*ShouldOwnClient=*/false);
@@ -63,6 +67,8 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
     // host-error triage need all of them.
     PF.Diags->setErrorLimit(0);
 
+    if (!Pch.empty())
+      Overlay.emplace(pchStubPath(Pch), "");
     IntrusiveRefCntPtr<vfs::FileSystem> VFS = makeOverlayFileSystem(Overlay);
     std::vector<const char *> Argv;
     for (const std::string &A : Command)
@@ -80,6 +86,20 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
       return createStringError(inconvertibleErrorCode(),
                                "%s: invalid compile flags", PF.MainFile.c_str());
     CI->getDiagnosticOpts().ErrorLimit = 0;
+    if (!Pch.empty()) {
+      // The PCH stands for the runtime wrapper, so it must be the first
+      // implicit include; the reader then drops that include itself.
+      PreprocessorOptions &PPOpts = CI->getPreprocessorOpts();
+      if (PPOpts.Includes.empty() ||
+          sys::path::filename(PPOpts.Includes.front()) != CudaRuntimeWrapper)
+        return createStringError(inconvertibleErrorCode(),
+                                 "%s: the command does not start with "
+                                 "-include %s",
+                                 PF.MainFile.c_str(),
+                                 CudaRuntimeWrapper.data());
+      PPOpts.ImplicitPCHInclude = Pch.str();
+      PF.UsedPch = true;
+    }
 
     auto FM = makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), VFS);
     PF.AST = ASTUnit::LoadFromCompilerInvocation(
@@ -87,9 +107,15 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
         FM);
     return Error::success();
   };
-  auto Show = [&](const DiagnosticRecorder &R) {
-    if (Opts.DiagOS)
-      *Opts.DiagOS << R.text();
+  // The repair rounds, with the runtime PCH when \p Pch names one; the
+  // diagnostics go to \p DiagOS.
+  auto Parse = [&](StringRef Pch, raw_ostream *DiagOS)
+      -> Expected<std::unique_ptr<ParsedFile>> {
+    DeviceView View;
+    View.Files = Opts.Overlay;
+    auto Show = [&](const DiagnosticRecorder &R) {
+      if (DiagOS)
+        *DiagOS << R.text();
   };
   // The errors of the round before: a repair that does not change them
   // (clang suggests a fix that does not fix) ends the repairs.
@@ -105,7 +131,7 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
         Colors, *PF->DiagOpts, Opts.ShowWarnings, Repair);
     DiagnosticRecorder &Rec = *Recorder;
     PF->Printer = std::move(Recorder);
-    if (Error E = ParseOnce(*PF, Rec, Cmd, View.Files)) {
+    if (Error E = ParseOnce(*PF, Rec, Cmd, View.Files, Pch)) {
       Show(Rec);
       return E;
     }
@@ -126,8 +152,11 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
       Before = std::move(Now);
       bool Progress = false;
       if (!Rec.edits().empty()) {
-        for (auto &[Path, Es] : applyEdits(View.Files, Rec.edits(), Rec.texts()))
+        for (auto &[Path, Es] :
+             applyEdits(View.Files, Rec.edits(), Rec.texts())) {
+          View.Given.try_emplace(Path, Rec.texts().at(Path));
           View.RepairEdits[Path].push_back(std::move(Es));
+        }
         Progress = true;
       }
       if (Rec.needsRdc() && !is_contained(View.ExtraFlags, "-fgpu-rdc")) {
@@ -155,6 +184,22 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
                              "%s: %u error%s while parsing the device side",
                              PF->MainFile.c_str(), N, N == 1 ? "" : "s");
   }
+  };
+  if (!Opts.RuntimePch.empty()) {
+    // Its diagnostics are held until the parse is known to stand.
+    std::string Held;
+    raw_string_ostream HeldOS(Held);
+    auto PF = Parse(Opts.RuntimePch, Opts.DiagOS ? &HeldOS : nullptr);
+    if (PF) {
+      if (Opts.DiagOS)
+        *Opts.DiagOS << Held;
+      return PF;
+    }
+    // A PCH that does not fit, or an error in the code: the parse without
+    // it says which, with the only diagnostics shown.
+    consumeError(PF.takeError());
+  }
+  return Parse("", Opts.DiagOS);
 }
 
 std::optional<unsigned> originalOffset(const DeviceView &View, StringRef Path,

@@ -1,5 +1,6 @@
 //===- Chat.cpp - Chat-completions request bodies and reply parsing -------===//
 #include "astra/LLM/Chat.h"
+#include "astra/Support/Json.h"
 
 #include "llvm/ADT/StringExtras.h"
 
@@ -82,6 +83,10 @@ void writeKey(Writer &W, StringRef S) {
 
 /// Parses \p Text as a JSON object; \p What names it in the error.
 Error parseObject(StringRef Text, rapidjson::Document &Doc, const Twine &What) {
+  if (Error E = checkJsonNesting(Text))
+    return createStringError(inconvertibleErrorCode(), "%s: %s",
+                             What.str().c_str(),
+                             toString(std::move(E)).c_str());
   std::string Copy = Text.str();
   Doc.Parse(Copy.c_str());
   if (Doc.HasParseError())
@@ -186,7 +191,7 @@ Expected<std::string> buildChatRequestBody(const ChatParams &Params,
   rapidjson::Document Extra;
   if (!Params.ExtraBodyJson.empty())
     if (Error E = parseObject(Params.ExtraBodyJson, Extra,
-                              "the extra request body (--llm-extra-body)"))
+                              "the extra request body"))
       return E;
   StringRef Choice = Req.ToolChoice;
   bool NamedChoice = !Choice.empty() && Choice != "auto" && Choice != "none" &&
@@ -303,6 +308,8 @@ std::string stringMember(const rapidjson::Value &Obj, const char *Key) {
 
 Expected<ChatReply> parseChatReply(StringRef Body) {
   rapidjson::Document Doc;
+  if (Error E = checkJsonNesting(Body))
+    return malformed(toString(std::move(E)), Body);
   std::string Copy = Body.str();
   Doc.Parse(Copy.c_str());
   if (Doc.HasParseError())

@@ -159,8 +159,8 @@ Expected<std::string> extractCode(StringRef Reply,
     return Best->Code;
   if (Unclosed)
     return NoBlock(" that is complete: a ``` fence is never closed, so the "
-                   "reply was probably cut off at the max tokens limit "
-                   "(raise --llm-max-tokens)");
+                   "reply was probably cut off at the server's max tokens "
+                   "limit");
   if (HadCode)
     return NoBlock(" containing '" + Opts.MustContain + "'");
   return NoBlock(" in C++/CUDA (found only ```" +

@@ -61,7 +61,10 @@ StringRef urlHost(StringRef Url) {
 std::string serverMessage(StringRef Body) {
   rapidjson::Document Doc;
   std::string Copy = Body.str();
-  Doc.Parse(Copy.c_str());
+  if (Error E = checkJsonNesting(Body))
+    consumeError(std::move(E)); // Not JSON to read: the excerpt below.
+  else
+    Doc.Parse(Copy.c_str());
   if (!Doc.HasParseError() && Doc.IsObject()) {
     for (const char *Key : {"error", "message", "detail"}) {
       if (!Doc.HasMember(Key))
@@ -80,6 +83,10 @@ std::string serverMessage(StringRef Body) {
 /// only the first is worth waiting for.
 bool isQuotaExhausted(StringRef Body) {
   rapidjson::Document Doc;
+  if (Error E = checkJsonNesting(Body)) {
+    consumeError(std::move(E));
+    return false;
+  }
   std::string Copy = Body.str();
   Doc.Parse(Copy.c_str());
   if (Doc.HasParseError() || !Doc.IsObject() || !Doc.HasMember("error") ||
@@ -283,6 +290,10 @@ struct Transcript {
 };
 
 bool isJson(StringRef Text) {
+  if (Error E = checkJsonNesting(Text)) {
+    consumeError(std::move(E));
+    return false;
+  }
   rapidjson::Document Doc;
   std::string Copy = Text.str();
   Doc.Parse(Copy.c_str());
@@ -605,7 +616,7 @@ Expected<ChatReply> LLMClient::chat(const ChatRequest &Req) {
       T.Attempts.push_back(Rec);
       std::string Msg = O.Error + " (gave up after " + std::to_string(N) +
                         " attempts in " + fmtSeconds(Elapsed) +
-                        "; see --llm-max-retries)";
+                        "; see --llm-retries)";
       if (!O.Status) // Never answered: later calls will not fare better.
         MarkFatal(Msg);
       return Fail(Msg);

@@ -58,7 +58,7 @@ Error ReplyCache::store(StringRef Key, StringRef ReplyJson) const {
     return createStringError(EC,
                              "%s: cannot create the LLM reply cache directory: "
                              "%s (set ASTRA_CACHE_DIR to a writable directory "
-                             "or pass --llm-no-cache)",
+                             "or pass --no-llm-cache)",
                              Dir.c_str(), EC.message().c_str());
   return writeFileAtomically(pathOf(Key), ReplyJson);
 }

@@ -110,6 +110,24 @@ toGivenText(const tooling::Replacement &R, const DeviceView &View) {
                               R.getReplacementText());
 }
 
+/// The text \p PF parsed for \p Path (absolute): what the offsets of a
+/// pass's replacements refer to, whatever the file on disk holds by now.
+static Expected<std::string> parsedText(ParsedFile &PF, StringRef Path) {
+  // A repaired file's buffer holds the repairs; replacements are on the
+  // text as given (toGivenText).
+  auto Given = PF.view().Given.find(Path.str());
+  if (Given != PF.view().Given.end())
+    return Given->second;
+  SourceManager &SM = PF.sourceManager();
+  if (auto FE = SM.getFileManager().getOptionalFileRef(Path)) {
+    FileID FID = SM.translateFile(*FE);
+    if (FID.isValid())
+      if (std::optional<StringRef> B = SM.getBufferDataOrNone(FID))
+        return B->str();
+  }
+  return readFile(Path);
+}
+
 /// Runs \p P over the selected kernels of one parse; fills explanations and
 /// conflicts and returns the merged replacements.
 static std::map<std::string, tooling::Replacements>
@@ -136,6 +154,25 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
                     PC.explanations().end());
     Conflicts.insert(Conflicts.end(), PC.conflicts().begin(),
                      PC.conflicts().end());
+    // A kernel whose edits reach a header the user excluded keeps none.
+    if (Req.MayEditHeader) {
+      std::string Main = absolute(Req.Command.back());
+      std::string Excluded;
+      for (const auto &[Path, Set] : PC.replacements())
+        if (!Set.empty() && absolute(Path) != Main &&
+            !Req.MayEditHeader(absolute(Path)))
+          Excluded = Path;
+      if (!Excluded.empty()) {
+        std::string Msg = P.name().str() + ": kernel '" + K.QualifiedName +
+                          "' left unchanged: the pass would also edit " +
+                          Excluded + ", which --header-filter excludes";
+        Explains.push_back({P.name().str(), makePos(PF.sourceManager(),
+                                                    K.Decl->getLocation()),
+                            false, Msg});
+        Conflicts.push_back(Msg);
+        continue;
+      }
+    }
     if (Launches && PC.splitAt())
       Launches->Splits[K.QualifiedName] = PC.splitAt();
     if (Launches && (PC.gridDivisor() || PC.blockThreads() ||
@@ -194,11 +231,22 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
   return PassRepls;
 }
 
+/// The request's pass parameters, checked against what the passes declare.
+static Error checkParams(const RewriteRequest &Req) {
+  if (Error E = checkPassParams(Req.Options.Params))
+    return createStringError(inconvertibleErrorCode(),
+                             "pass parameter " + toString(std::move(E)));
+  return Error::success();
+}
+
 Expected<std::vector<PassProbe>> probePasses(const RewriteRequest &Req,
                                              raw_ostream *DiagOS) {
+  if (Error E = checkParams(Req))
+    return E;
   ParseOptions PO;
   PO.Overlay = Req.Overlay;
   PO.DiagOS = DiagOS;
+  PO.RuntimePch = Req.RuntimePch;
   auto PF = parseCuda(Req.Command, PO);
   if (!PF)
     return PF.takeError();
@@ -227,6 +275,8 @@ Expected<std::vector<PassProbe>> probePasses(const RewriteRequest &Req,
 
 Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
                                    raw_ostream *DiagOS) {
+  if (Error E = checkParams(Req))
+    return E;
   std::vector<std::unique_ptr<Pass>> Pipeline;
   for (const std::string &Name : Req.Passes) {
     std::unique_ptr<Pass> P = createPass(Name);
@@ -279,31 +329,50 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
            Added.front().Function + "() at " + Added.front().Where + ": " +
            Added.front().FirstError;
   };
+  // The parse of the current text; a pass that changed nothing leaves it
+  // for the next pass (a parse is most of the cost of a pass).
+  std::unique_ptr<ParsedFile> Parsed;
+  std::vector<KernelInfo> Kernels; ///< Of Parsed; they point into its AST.
+  std::string ChangedBy;
   for (size_t PI = 0; PI < Pipeline.size(); ++PI) {
     Pass &P = *Pipeline[PI];
-    ParseOptions PO;
-    PO.Overlay = Current;
-    PO.DiagOS = DiagOS;
-    auto PF = parseCuda(Req.Command, PO);
-    if (!PF) {
-      if (PI == 0)
-        return PF.takeError();
-      return createStringError(
-          inconvertibleErrorCode(),
-          "%s: the code produced by pass '%s' does not parse (a bug in the "
-          "pass; please report it): %s",
-          MainFile.c_str(), Pipeline[PI - 1]->name().str().c_str(),
-          toString(PF.takeError()).c_str());
+    if (!Parsed) {
+      ParseOptions PO;
+      PO.Overlay = Current;
+      PO.DiagOS = DiagOS;
+      PO.RuntimePch = Req.RuntimePch;
+      auto PF = parseCuda(Req.Command, PO);
+      if (!PF) {
+        if (ChangedBy.empty())
+          return PF.takeError();
+        return createStringError(
+            inconvertibleErrorCode(),
+            "%s: the code produced by pass '%s' does not parse (a bug in the "
+            "pass; please report it): %s",
+            MainFile.c_str(), ChangedBy.c_str(),
+            toString(PF.takeError()).c_str());
+      }
+      Parsed = std::move(*PF);
+      if (ChangedBy.empty())
+        Skipped = Parsed->view().Skipped;
+      else if (auto Why = BrokeHostCode(*Parsed, ChangedBy))
+        return createStringError(inconvertibleErrorCode(), *Why);
+      Kernels = collectKernels(Parsed->context());
     }
-    if (PI == 0)
-      Skipped = (*PF)->view().Skipped;
-    else if (auto Why = BrokeHostCode(**PF, Pipeline[PI - 1]->name()))
-      return createStringError(inconvertibleErrorCode(), *Why);
-    std::vector<KernelInfo> Kernels = collectKernels((*PF)->context());
+    ParsedFile &AST = *Parsed;
+    // Every later parse reads the main file as this one did: a file edited
+    // on disk meanwhile (by the user, by a second run) must not mix into
+    // this run's text.
+    if (!Current.count(MainFile)) {
+      auto Text = parsedText(AST, MainFile);
+      if (!Text)
+        return Text.takeError();
+      Current[MainFile] = std::move(*Text);
+    }
     // Launch edits count only when the pass's replacements are applied.
     RewriteResult Launches;
     std::map<std::string, tooling::Replacements> PassRepls =
-        runPassOnce(P, **PF, Kernels, Req, KernelFound, Result.Explanations,
+        runPassOnce(P, AST, Kernels, Req, KernelFound, Result.Explanations,
                     Result.Conflicts, Opts, &Launches);
     if (!KernelFound)
       return createStringError(inconvertibleErrorCode(),
@@ -317,18 +386,27 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
     for (auto &[Path, Set] : PassRepls) {
       if (Set.empty() || Result.Original.count(Path))
         continue;
-      auto Text = readFile(Path);
+      auto It = Current.find(Path);
+      if (It != Current.end()) {
+        Result.Original[Path] = It->second;
+        continue;
+      }
+      auto Text = parsedText(AST, Path);
       if (!Text)
         return Text.takeError();
       Result.Original[Path] = *Text;
-      if (!Current.count(Path))
-        Current[Path] = std::move(*Text);
+      Current[Path] = std::move(*Text);
     }
     std::map<std::string, std::string> Files(Current.begin(), Current.end());
     if (Error E = applyToFiles(PassRepls, Files))
       return E;
     Current = FileOverlay(Files.begin(), Files.end());
     Result.Applied.push_back(P.name().str());
+    // The AST is stale now: freed before the next parse, so that two are
+    // never alive at once.
+    Kernels.clear();
+    Parsed.reset();
+    ChangedBy = P.name().str();
     // The passes after shape-split see the kernel's entries split: the
     // kernel keeps its small sets, the clone's entries hold the others.
     for (auto &[Kernel, At] : Launches.Splits) {
@@ -376,11 +454,13 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
   }
 
   // A final parse of the result: a pass that emits broken code must never
-  // reach a user's file.
-  if (!Result.Applied.empty()) {
+  // reach a user's file. (When the last passes changed nothing, the text
+  // they parsed is the result, and it parsed.)
+  if (!Parsed && !Result.Applied.empty()) {
     ParseOptions PO;
     PO.Overlay = Current;
     PO.DiagOS = DiagOS;
+    PO.RuntimePch = Req.RuntimePch;
     auto PF = parseCuda(Req.Command, PO);
     if (!PF)
       return createStringError(

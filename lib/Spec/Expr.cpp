@@ -43,6 +43,8 @@ struct SpecExpr::Node {
   double D = 0;
   std::string Name; ///< Variable or function.
   std::vector<std::shared_ptr<const Node>> Kids;
+  /// Levels of the tree below and including this node (a leaf has 1).
+  unsigned Depth = 1;
 };
 
 namespace {
@@ -74,6 +76,11 @@ public:
   explicit Parser(StringRef Text) : Text(Text) {}
 
   Expected<NodePtr> parseAll() {
+    if (Text.size() > MaxExprLength)
+      return createStringError(
+          inconvertibleErrorCode(),
+          "invalid expression '%s...': longer than %zu characters",
+          Text.take_front(40).str().c_str(), MaxExprLength);
     skipSpace();
     if (Pos == Text.size())
       return fail("empty expression");
@@ -125,15 +132,37 @@ private:
     return true;
   }
 
-  static NodePtr make(Node::Kind K, std::vector<NodePtr> Kids) {
+  /// A node over \p Kids; an error when the tree gets deeper than
+  /// MaxExprDepth (`1+1+1+...` deepens it without any parenthesis).
+  Expected<NodePtr> make(Node::Kind K, std::vector<NodePtr> Kids) {
     auto N = std::make_shared<Node>();
     N->K = K;
+    for (const NodePtr &Kid : Kids)
+      N->Depth = std::max(N->Depth, Kid->Depth + 1);
     N->Kids = std::move(Kids);
-    return N;
+    if (N->Depth > MaxExprDepth)
+      return tooDeep();
+    return NodePtr(N);
   }
+
+  Error tooDeep() const {
+    return fail("nested deeper than " + Twine(MaxExprDepth) + " levels");
+  }
+
+  /// Counts the parser's own recursion (parentheses, unary operators), which
+  /// builds no node for a parenthesis and could otherwise exhaust the stack.
+  struct Nest {
+    Parser &P;
+    explicit Nest(Parser &P) : P(P) { ++P.Nesting; }
+    ~Nest() { --P.Nesting; }
+    bool tooDeep() const { return P.Nesting > MaxExprDepth; }
+  };
 
   /// `c ? a : b`, right-associative, as in C.
   Expected<NodePtr> parseConditional() {
+    Nest G(*this);
+    if (G.tooDeep())
+      return tooDeep();
     auto C = parseOr();
     if (!C)
       return C;
@@ -159,6 +188,8 @@ private:
       if (!R)
         return R;
       L = make(Node::Or, {*L, *R});
+      if (!L)
+        return L;
     }
     return L;
   }
@@ -172,6 +203,8 @@ private:
       if (!R)
         return R;
       L = make(Node::And, {*L, *R});
+      if (!L)
+        return L;
     }
     return L;
   }
@@ -192,6 +225,8 @@ private:
       if (!R)
         return R;
       L = make(K, {*L, *R});
+      if (!L)
+        return L;
     }
   }
 
@@ -215,6 +250,8 @@ private:
       if (!R)
         return R;
       L = make(K, {*L, *R});
+      if (!L)
+        return L;
     }
   }
 
@@ -234,6 +271,8 @@ private:
       if (!R)
         return R;
       L = make(K, {*L, *R});
+      if (!L)
+        return L;
     }
   }
 
@@ -255,6 +294,8 @@ private:
       if (!R)
         return R;
       L = make(K, {*L, *R});
+      if (!L)
+        return L;
     }
   }
 
@@ -264,20 +305,31 @@ private:
     if (Text.substr(Pos).starts_with("!") &&
         !Text.substr(Pos).starts_with("!=")) {
       ++Pos;
-      auto S = parseUnary();
+      auto S = parseUnaryOperand();
       if (!S)
         return S;
       return make(Node::Not, {*S});
     }
     if (consume("-")) {
-      auto S = parseUnary();
+      auto S = parseUnaryOperand();
       if (!S)
         return S;
       return make(Node::Neg, {*S});
     }
     if (consume("+"))
-      return parseUnary();
+      return parseUnaryOperand();
     return parsePower();
+  }
+
+  /// The operand of a unary operator or of `**`: one level deeper. Only
+  /// this recursion and parseConditional's count, so that a parenthesis is
+  /// one level, as docs/spec-format.md says (counting every parseUnary too
+  /// made each parenthesis two, and 64 of them too deep).
+  Expected<NodePtr> parseUnaryOperand() {
+    Nest G(*this);
+    if (G.tooDeep())
+      return tooDeep();
+    return parseUnary();
   }
 
   Expected<NodePtr> parsePower() {
@@ -286,7 +338,7 @@ private:
       return B;
     if (!consume("**"))
       return B;
-    auto E = parseUnary(); // Right-associative; 2 ** -1 is allowed.
+    auto E = parseUnaryOperand(); // Right-associative; 2 ** -1 is allowed.
     if (!E)
       return E;
     return make(Node::Pow, {*B, *E});
@@ -411,12 +463,17 @@ private:
     auto N = std::make_shared<Node>();
     N->K = Node::Call;
     N->Name = Name;
+    for (const NodePtr &A : Args)
+      N->Depth = std::max(N->Depth, A->Depth + 1);
     N->Kids = std::move(Args);
+    if (N->Depth > MaxExprDepth)
+      return tooDeep();
     return NodePtr(N);
   }
 
   StringRef Text;
   size_t Pos = 0;
+  unsigned Nesting = 0;
 };
 
 /// Evaluates a tree; errors quote the whole expression.
@@ -712,6 +769,12 @@ void collectVariables(const Node &N, std::vector<std::string> &Out) {
 
 } // namespace
 
+bool isIntegralReal(double D) {
+  // [-2^63, 2^63): the doubles an int64_t holds.
+  return D == std::floor(D) && D >= -9223372036854775808.0 &&
+         D < 9223372036854775808.0;
+}
+
 StringRef specExprFunctionList() {
   return "min, max, cdiv, floor, ceil, sqrt, log2, pow, abs, align";
 }
@@ -751,8 +814,7 @@ Expected<int64_t> SpecExpr::evalInt(const Env &E) const {
     return V.takeError();
   if (V->IsInt)
     return V->I;
-  // 2^53: beyond it a double no longer holds every integer exactly.
-  if (V->D == std::floor(V->D) && std::fabs(V->D) <= 9007199254740992.0)
+  if (isIntegralReal(V->D))
     return int64_t(V->D);
   return createStringError(inconvertibleErrorCode(),
                            "'" + Text + "' is not an integer (it is " +

@@ -7,6 +7,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
+#include <cstdio>
+#include <iterator>
 #include <limits>
 
 using namespace llvm;
@@ -517,12 +519,42 @@ double defaultAtol(DType T) {
 // Loading
 //===----------------------------------------------------------------------===//
 
+std::string byteSizeText(uint64_t B) {
+  static const char *const Units[] = {"B",   "KiB", "MiB", "GiB",
+                                      "TiB", "PiB", "EiB"};
+  double V = double(B);
+  unsigned U = 0;
+  while (V >= 1024 && U + 1 < std::size(Units)) {
+    V /= 1024;
+    ++U;
+  }
+  if (U == 0)
+    return std::to_string(B) + " B";
+  char Buf[32];
+  std::snprintf(Buf, sizeof Buf, "%.1f %s", V, Units[U]);
+  return Buf;
+}
+
+Expected<uint64_t> bufferBytes(const KernelSpec &K, const ShapeSet &S) {
+  uint64_t Total = 0;
+  for (const ArgSpec &A : K.Args) {
+    if (!A.IsBuffer)
+      continue;
+    auto B = A.bytes(S.Vars);
+    if (!B)
+      return B.takeError();
+    Total = uint64_t(*B) > UINT64_MAX - Total ? UINT64_MAX
+                                               : Total + uint64_t(*B);
+  }
+  return Total;
+}
+
 std::string specPathFor(StringRef CuFile) {
   return (CuFile + ".astra.json").str();
 }
 
 Expected<SpecFile> loadSpecFile(StringRef Path) {
-  auto Text = readFile(Path);
+  auto Text = readFile(Path, MaxSpecBytes);
   if (!Text)
     return Text.takeError();
   return parseSpec(*Text, Path);

@@ -79,12 +79,15 @@ public:
   }
 
   /// Line and column of every field under \p Base, by field path relative
-  /// to it ("args.out.dtype").
+  /// to it ("args.out.dtype"). Only the keys that start with Base's are
+  /// visited, so doing this for every kernel of a file stays linear.
   std::map<std::string, std::pair<unsigned, unsigned>>
-  under(const FieldPath &Base, StringRef Text) const {
+  under(const FieldPath &Base, const LineTable &Lines) const {
     std::string Prefix = pathKey(Base);
     std::map<std::string, std::pair<unsigned, unsigned>> Out;
-    for (auto &[Key, Offset] : At) {
+    for (auto It = At.lower_bound(Prefix);
+         It != At.end() && StringRef(It->first).starts_with(Prefix); ++It) {
+      auto &[Key, Offset] = *It;
       StringRef K = Key;
       if (!K.consume_front(Prefix))
         continue;
@@ -94,7 +97,7 @@ public:
       if (!K.empty())
         K.split(Parts, '\x1f');
       FieldPath Rel(Parts.begin(), Parts.end());
-      Out[displayField(Rel)] = lineColumn(Text, Offset);
+      Out[displayField(Rel)] = Lines.lineColumn(Offset);
     }
     return Out;
   }
@@ -178,6 +181,7 @@ private:
 
 using JValue = rapidjson::Value;
 
+
 /// A JSON number as written in messages: integers without a fraction.
 std::string numberText(const JValue &V) {
   if (V.IsInt64())
@@ -229,7 +233,8 @@ StringRef dtypeSuggestion(StringRef S) {
 /// Reads and validates spec JSON; collects every error.
 class SpecReader {
 public:
-  SpecReader(StringRef Text, StringRef Path) : Text(Text), Path(Path.str()) {
+  SpecReader(StringRef Text, StringRef Path)
+      : Text(Text), Path(Path.str()), Lines(Text) {
     Locs.build(Text);
   }
 
@@ -252,7 +257,7 @@ private:
   void error(const FieldPath &Rel, const Twine &Msg) {
     FieldPath Full = Base;
     Full.insert(Full.end(), Rel.begin(), Rel.end());
-    auto [Line, Col] = lineColumn(Text, Locs.find(Full));
+    auto [Line, Col] = Lines.lineColumn(Locs.find(Full));
     std::string S = Path + ":" + std::to_string(Line) + ":" +
                     std::to_string(Col) + ": ";
     if (!Kernel.empty())
@@ -266,14 +271,16 @@ private:
   /// Reports keys of \p Obj not in \p Allowed, and duplicate keys.
   void checkKeys(const JValue &Obj, const FieldPath &P,
                  ArrayRef<StringRef> Allowed) {
-    StringSet<> Seen;
+    StringSet<> Seen, AllowedSet;
+    for (StringRef A : Allowed)
+      AllowedSet.insert(A);
     for (auto M = Obj.MemberBegin(); M != Obj.MemberEnd(); ++M) {
       StringRef K(M->name.GetString(), M->name.GetStringLength());
       if (!Seen.insert(K).second) {
         error(P + K, "duplicate field");
         continue;
       }
-      if (is_contained(Allowed, K))
+      if (AllowedSet.count(K))
         continue;
       std::string Msg = "unknown field '" + K.str() + "'";
       StringRef Best;
@@ -417,10 +424,12 @@ private:
   void readWeights(const JValue &V, KernelSpec &K);
   void readCapture(const JValue &V, KernelSpec &K);
   void validateBuffer(const ArgSpec &A, const KernelSpec &K);
+  void checkTotals(const KernelSpec &K);
   void validateGenerator(const ArgSpec &A, const KernelSpec &K);
 
   StringRef Text;
   std::string Path;
+  LineTable Lines;
   LocationMap Locs;
   std::vector<std::string> Errors;
 
@@ -458,6 +467,12 @@ std::optional<SpecFile> SpecReader::readFile(const JValue &Root) {
   if (Ks->MemberCount() == 0)
     error({"kernels"}, "no kernels: add an entry per kernel, named as "
                        "`clang-astra list` prints it");
+  if (Ks->MemberCount() > MaxSpecKernels) {
+    error({"kernels"}, "holds " + std::to_string(Ks->MemberCount()) +
+                           " entries; a spec may hold at most " +
+                           std::to_string(MaxSpecKernels));
+    return std::nullopt;
+  }
   for (auto M = Ks->MemberBegin(); M != Ks->MemberEnd(); ++M) {
     std::string Name(M->name.GetString(), M->name.GetStringLength());
     FieldPath P = {"kernels", Name};
@@ -586,10 +601,12 @@ std::optional<KernelSpec> SpecReader::readKernel(const JValue &V,
   for (const ArgSpec &A : K.Args)
     if (A.IsBuffer)
       validateBuffer(A, K);
+  if (Errors.size() == ErrorsBefore)
+    checkTotals(K);
 
   if (Errors.size() != ErrorsBefore)
     return std::nullopt;
-  K.FieldLocations = Locs.under(Base, Text);
+  K.FieldLocations = Locs.under(Base, Lines);
   return K;
 }
 
@@ -606,6 +623,13 @@ bool SpecReader::readShapes(const JValue *V, KernelSpec &K) {
                       "{\"n\": 1048576}");
     return false;
   }
+  if (V->MemberCount() > MaxShapeSets) {
+    error({"shapes"}, "holds " + std::to_string(V->MemberCount()) +
+                          " shape sets; an entry may hold at most " +
+                          std::to_string(MaxShapeSets) +
+                          " (each is verified and timed on its own)");
+    return false;
+  }
   size_t ErrorsBefore = Errors.size();
   // Names as written in each set, values or not (a TODO value still names
   // a variable that fields may use).
@@ -620,9 +644,16 @@ bool SpecReader::readShapes(const JValue *V, KernelSpec &K) {
     }
     if (!expectObject(M->value, P))
       continue;
+    if (M->value.MemberCount() > MaxShapeVariables) {
+      error(P, "holds " + std::to_string(M->value.MemberCount()) +
+                   " variables; a shape set may hold at most " +
+                   std::to_string(MaxShapeVariables));
+      continue;
+    }
     ShapeSet S;
     S.Name = SetName;
     Names.emplace_back();
+    StringSet<> SeenVars;
     for (auto VM = M->value.MemberBegin(); VM != M->value.MemberEnd(); ++VM) {
       std::string Var(VM->name.GetString(), VM->name.GetStringLength());
       FieldPath VP = P + Var;
@@ -631,7 +662,7 @@ bool SpecReader::readShapes(const JValue *V, KernelSpec &K) {
                               "digits and '_', not starting with a digit)");
         continue;
       }
-      if (is_contained(Names.back(), Var)) {
+      if (!SeenVars.insert(Var).second) {
         error(VP, "duplicate field");
         continue;
       }
@@ -641,8 +672,7 @@ bool SpecReader::readShapes(const JValue *V, KernelSpec &K) {
         continue;
       if (X.IsInt64()) {
         S.Vars[Var] = Value::ofInt(X.GetInt64());
-      } else if (X.IsDouble() && X.GetDouble() == std::floor(X.GetDouble()) &&
-                 std::fabs(X.GetDouble()) <= 9007199254740992.0) {
+      } else if (X.IsDouble() && isIntegralReal(X.GetDouble())) {
         S.Vars[Var] = Value::ofInt(int64_t(X.GetDouble()));
       } else {
         error(VP, "a shape variable must be an integer, got " +
@@ -656,13 +686,19 @@ bool SpecReader::readShapes(const JValue *V, KernelSpec &K) {
   // Every set must define the same variables: a variable that one set
   // lacks is almost always a typo.
   ShapeVars = Names.front();
+  StringSet<> FirstSet;
+  for (const std::string &N : Names.front())
+    FirstSet.insert(N);
   for (size_t I = 1; I < Names.size(); ++I) {
+    StringSet<> These;
+    for (const std::string &N : Names[I])
+      These.insert(N);
     std::vector<std::string> Missing, Extra;
     for (const std::string &N : Names.front())
-      if (!is_contained(Names[I], N))
+      if (!These.count(N))
         Missing.push_back("'" + N + "'");
     for (const std::string &N : Names[I])
-      if (!is_contained(Names.front(), N))
+      if (!FirstSet.count(N))
         Extra.push_back("'" + N + "'");
     if (Missing.empty() && Extra.empty())
       continue;
@@ -841,6 +877,40 @@ void SpecReader::validateBuffer(const ArgSpec &A, const KernelSpec &K) {
              });
   if ((A.R == Role::Input || A.R == Role::InOut) && !A.Init.Text.empty())
     validateGenerator(A, K);
+}
+
+/// The buffers of each shape set together must fit MaxShapeSetBufferBytes:
+/// a spec that asks for petabytes would only fail later, on the GPU machine,
+/// after every compile (or allocate what the host cannot give).
+void SpecReader::checkTotals(const KernelSpec &K) {
+  for (const ShapeSet &S : *Shapes) {
+    auto Total = bufferBytes(K, S);
+    if (!Total) {
+      consumeError(Total.takeError()); // Reported for the count.
+      return;
+    }
+    if (*Total <= MaxShapeSetBufferBytes)
+      continue;
+    // Every count evaluated in bufferBytes; the largest is named.
+    const ArgSpec *Largest = nullptr;
+    int64_t LargestBytes = 0;
+    for (const ArgSpec &A : K.Args)
+      if (A.IsBuffer) {
+        int64_t B = cantFail(A.bytes(S.Vars));
+        if (B > LargestBytes) {
+          LargestBytes = B;
+          Largest = &A;
+        }
+      }
+    error({"args"}, "the buffers of shape set '" + S.Name + "' take " +
+                        byteSizeText(*Total) + " (the largest, '" +
+                        Largest->Name + "', " + byteSizeText(LargestBytes) +
+                        " for '" + Largest->Count.text() +
+                        "' elements); more than any GPU holds (at most " +
+                        byteSizeText(MaxShapeSetBufferBytes) +
+                        " per shape set)");
+    return;
+  }
 }
 
 /// Checks what a generator's arguments evaluate to against the buffer it

@@ -120,7 +120,13 @@ std::string unifiedDiff(StringRef Old, StringRef New, StringRef OldLabel,
   std::vector<DiffHunk> Hunks = diffLines(Old, New);
   std::string Out;
   raw_string_ostream OS(Out);
-  OS << "--- a/" << OldLabel << "\n+++ b/" << NewLabel << "\n";
+  // A name with a space ends in a TAB, as git and GNU diff write it, so
+  // that patch reads the whole name rather than stopping at the space.
+  auto End = [](StringRef L) {
+    return L.find_first_of(" \t") == StringRef::npos ? "\n" : "\t\n";
+  };
+  OS << "--- a/" << OldLabel << End(OldLabel) << "+++ b/" << NewLabel
+     << End(NewLabel);
   auto Line = [&](char Tag, StringRef L) {
     OS << Tag << L;
     if (!L.ends_with("\n"))

@@ -37,8 +37,8 @@ static Error errnoError(const Twine &What) {
                            What.str().c_str(), std::strerror(E));
 }
 
-/// Writes \p Text to the new file \p FD (\p Path) and syncs it: a backup or
-/// journal must be on disk before the file it protects is changed.
+/// Writes \p Text to the new file \p FD (\p Path) and syncs it: a backup
+/// must be on disk before the file it protects is changed.
 static Error writeAndSync(int FD, StringRef Path, StringRef Text) {
   const char *P = Text.data();
   size_t Left = Text.size();
@@ -143,10 +143,10 @@ ReversibleWrite::apply(StringRef Journal,
       RemoveBackups();
       return Orig.takeError();
     }
-    sys::fs::file_status St;
-    if (std::error_code EC = sys::fs::status(Path, St)) {
+    struct stat St;
+    if (::stat(Path.c_str(), &St) != 0) {
       RemoveBackups();
-      return createStringError(EC, "%s: %s", Path.c_str(), EC.message().c_str());
+      return errnoError(Path);
     }
     SmallString<256> Model(Path);
     sys::path::remove_filename(Model);
@@ -154,43 +154,37 @@ ReversibleWrite::apply(StringRef Journal,
                       "." + sys::path::filename(Path) + ".astra-orig-%%%%%%");
     int FD;
     SmallString<256> Backup;
-    if (std::error_code EC = sys::fs::createUniqueFile(Model, FD, Backup)) {
+    if (std::error_code EC = sys::fs::createUniqueFile(
+            Model, FD, Backup, sys::fs::OF_None,
+            sys::fs::owner_read | sys::fs::owner_write)) {
       RemoveBackups();
       return createStringError(EC, "%s: cannot create a backup beside it: %s",
                                Path.c_str(), EC.message().c_str());
     }
     Entries.push_back({Path, std::string(Backup)});
+    // The backup is what a revert renames over the file: it gets the
+    // file's owner, group and mode first, as writeFileAtomically keeps them.
+    if (((St.st_uid != ::geteuid() || St.st_gid != ::getegid()) &&
+         ::fchown(FD, St.st_uid, St.st_gid) != 0) ||
+        ::fchmod(FD, St.st_mode & 07777) != 0) {
+      Error E = errnoError(Path + ": cannot give its backup the file's "
+                                  "owner, group and mode");
+      ::close(FD);
+      RemoveBackups();
+      return E;
+    }
     if (Error E = writeAndSync(FD, Backup, *Orig)) {
       RemoveBackups();
       return E;
     }
-    sys::fs::setPermissions(Backup, St.permissions());
     J += Path + "\n" + std::string(Backup) + "\n" + sha256Hex(Text) + "\n";
   }
   // The journal, then the new texts: a run killed at any point leaves
   // either no journal and untouched files, or a journal that covers them.
-  std::error_code EC;
-  {
-    int FD;
-    SmallString<256> Tmp;
-    SmallString<256> Model(Journal);
-    Model += "-%%%%%%";
-    if ((EC = sys::fs::createUniqueFile(Model, FD, Tmp))) {
-      RemoveBackups();
-      return createStringError(EC, "%s: cannot write the journal: %s",
-                               Journal.str().c_str(), EC.message().c_str());
-    }
-    if (Error E = writeAndSync(FD, Tmp, J)) {
-      sys::fs::remove(Tmp);
-      RemoveBackups();
-      return E;
-    }
-    if ((EC = sys::fs::rename(Tmp, Journal))) {
-      sys::fs::remove(Tmp);
-      RemoveBackups();
-      return createStringError(EC, "%s: cannot write the journal: %s",
-                               Journal.str().c_str(), EC.message().c_str());
-    }
+  // The journal is written as every file is (whole or not at all).
+  if (Error E = writeFileAtomically(Journal, J)) {
+    RemoveBackups();
+    return E;
   }
   std::unique_ptr<ReversibleWrite> W(
       new ReversibleWrite(Journal.str(), std::move(Entries)));

@@ -80,3 +80,8 @@ config.substitutions.append(("%fake-capture-prog", os.path.join(fake_dir, "fake-
 config.substitutions.append(("%fake-cupti", os.path.join(fake_dir, "libcuda.so.1")))
 config.substitutions.append(("%capture-prog", os.path.join(
     config.astra_src_root, "test", "gpu", "capture", "Inputs", "capture-prog.cu")))
+if shutil.which("patch"):
+    config.available_features.add("patch")
+# Runs a command as another uid without an account (util-linux).
+if shutil.which("setpriv"):
+    config.available_features.add("setpriv")

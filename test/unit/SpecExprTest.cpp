@@ -324,4 +324,80 @@ TEST(SpecExpr, ComparisonsLogicAndConditional) {
   consumeError(Single.takeError());
 }
 
+TEST(SpecExpr, DepthAndLengthAreBoundedWithErrorsNotCrashes) {
+  // Each shape once overflowed the stack: parentheses (the parser
+  // recursing), a chain of + (a left-deep tree: evaluation and destruction
+  // recursing), unary minus.
+  // 2000 deep: under the length limit, so the depth limit stops it.
+  std::string Parens = std::string(2000, '(') + "n" + std::string(2000, ')');
+  EXPECT_NE(parseError(Parens).find("nested deeper than 128 levels"),
+            std::string::npos);
+  std::string Chain;
+  for (int I = 0; I < 1500; ++I)
+    Chain += "1+";
+  Chain += "n";
+  EXPECT_NE(parseError(Chain).find("nested deeper than 128 levels"),
+            std::string::npos);
+  EXPECT_NE(parseError(std::string(3000, '-') + "n").find("nested deeper"),
+            std::string::npos);
+  std::string Calls;
+  for (int I = 0; I < 200; ++I)
+    Calls += "abs(";
+  Calls += "n" + std::string(200, ')');
+  EXPECT_NE(parseError(Calls).find("nested deeper"), std::string::npos);
+  std::string Powers;
+  for (int I = 0; I < 1000; ++I)
+    Powers += "1**";
+  Powers += "1";
+  EXPECT_NE(parseError(Powers).find("nested deeper"), std::string::npos);
+  std::string Long = "n";
+  for (int I = 0; I < 2000; ++I)
+    Long += " + 0";
+  EXPECT_NE(parseError(Long).find("longer than 4096 characters"),
+            std::string::npos);
+  // Right at the limits: accepted and evaluated. The whole expression is
+  // the first level, each parenthesis one more.
+  std::string Deep = std::string(127, '(') + "n" + std::string(127, ')');
+  EXPECT_EQ(evalI(Deep, env({{"n", 3}})), 3);
+  std::string TooDeep = "(" + Deep + ")";
+  EXPECT_NE(parseError(TooDeep).find("nested deeper than 128 levels at "
+                                     "column 129"),
+            std::string::npos);
+  std::string Sum = "0";
+  for (int I = 0; I < 100; ++I)
+    Sum += "+1";
+  EXPECT_EQ(evalI(Sum), 100);
+}
+
+TEST(SpecExpr, IntegralRealsUpTo64BitsAreIntegers) {
+  auto Int = [](StringRef Text) -> int64_t {
+    auto X = SpecExpr::parse(Text);
+    EXPECT_TRUE(bool(X));
+    auto V = X->evalInt({});
+    if (!V) {
+      ADD_FAILURE() << toString(V.takeError());
+      return 0;
+    }
+    return *V;
+  };
+  EXPECT_EQ(Int("1e15"), 1000000000000000);
+  // Beyond 2^53 a real is still the whole number it holds: 1e16 is not
+  // called "not an integer" while 1e15 passes.
+  EXPECT_EQ(Int("1e16"), 10000000000000000);
+  EXPECT_EQ(Int("-9.2e18"), -9200000000000000000);
+  auto Big = SpecExpr::parse("1e19");
+  ASSERT_TRUE(bool(Big));
+  auto V = Big->evalInt({});
+  ASSERT_FALSE(bool(V));
+  EXPECT_EQ(toString(V.takeError()), "'1e19' is not an integer (it is 1e+19)");
+  EXPECT_TRUE(isIntegralReal(-9223372036854775808.0));
+  EXPECT_FALSE(isIntegralReal(9223372036854775808.0));
+  EXPECT_FALSE(isIntegralReal(std::nan("")));
+  EXPECT_FALSE(isIntegralReal(0.5));
+  // A real too large for 64 bits is still a value (no undefined
+  // conversion; libFuzzer found it through Value::ofReal).
+  EXPECT_EQ(Value::ofReal(1e300).I, 0);
+  EXPECT_EQ(Value::ofReal(std::nan("")).I, 0);
+}
+
 } // namespace

@@ -309,6 +309,72 @@ TEST(Spec, CountOverflowAndTheBytesItImplies) {
                 "counts");
 }
 
+TEST(Spec, BuffersOfAShapeSetMustFitAGpu) {
+  // 1e15 f32 elements is 3.6 PiB; 1e16 (beyond 2^53) is the same mistake
+  // and gets the same error, not "not an integer".
+  for (StringRef Count : {"1e15", "1e16", "2 ** 50"}) {
+    std::string E = errorsOf(withEntry(entry(
+        (R"(, "x": {"dtype": "f32", "count": ")" + Count + R"("})").str())));
+    EXPECT_HAS(E, "kernel 'k': args: the buffers of shape set 's' take ");
+    EXPECT_HAS(E, "(the largest, 'x', ");
+    EXPECT_HAS(E, "more than any GPU holds (at most 1.0 TiB per shape set)");
+  }
+  // The sum counts, not only the largest: 3 buffers of 512 GiB.
+  std::string E = errorsOf(withEntry(entry(
+      R"(, "x": {"dtype": "u8", "count": "n * n * n"}, )"
+      R"("y": {"dtype": "u8", "count": "n * n * n"}, )"
+      R"("z": {"dtype": "u8", "count": "n * n * n"})",
+      "", R"({"s": {"n": 8192}})")));
+  EXPECT_HAS(E, "take 1.5 TiB (the largest, 'x', 512.0 GiB");
+  // 1 TiB exactly is allowed (the other buffers are 4 B each).
+  EXPECT_EQ(errorsOf(withEntry(entry(
+                R"(, "x": {"dtype": "u8", "count": "2 ** 40 - 8"})", "",
+                R"({"s": {"n": 1}})"))),
+            "<loaded>");
+}
+
+TEST(Spec, LimitsOnSetsVariablesKernelsAndNesting) {
+  std::string Sets = "{";
+  for (int I = 0; I < 1025; ++I)
+    Sets += (I ? ", " : "") + ("\"s" + std::to_string(I) + "\": {\"n\": 4}");
+  Sets += "}";
+  EXPECT_HAS(errorsOf(withEntry(entry("", "", Sets))),
+             "kernel 'k': shapes: holds 1025 shape sets; an entry may hold at "
+             "most 1024");
+  std::string Vars = R"({"s": {"n": 4)";
+  for (int I = 0; I < 256; ++I)
+    Vars += ", \"v" + std::to_string(I) + "\": 1";
+  Vars += "}}";
+  EXPECT_HAS(errorsOf(withEntry(entry("", "", Vars))),
+             "shapes.s: holds 257 variables; a shape set may hold at most 256");
+  std::string Kernels = R"({"version": 1, "kernels": {)";
+  for (int I = 0; I < 4097; ++I)
+    Kernels += (I ? ", " : "") + ("\"k" + std::to_string(I) + "\": {}");
+  Kernels += "}}";
+  EXPECT_HAS(errorsOf(Kernels),
+             "kernels: holds 4097 entries; a spec may hold at most 4096");
+  std::string Deep = std::string(100000, '[') + std::string(100000, ']');
+  // Column 95: the 63rd '[' after the 32 characters that open two
+  // objects, the 65th level.
+  EXPECT_EQ(errorsOf(withEntry(Deep)),
+            "k.cu.astra.json:1:95: invalid JSON: arrays and objects nested "
+            "deeper than 64 levels");
+}
+
+TEST(Spec, ManyShapeSetsReadInLinearTime) {
+  // Each set once cost a pass over the whole text (line numbers of every
+  // field): 1000 sets of a 1000-line file took seconds. Bounded here by
+  // the sets being read at all within the test's time.
+  std::string Sets = "{";
+  for (int I = 0; I < 1024; ++I)
+    Sets += (I ? ",\n" : "") + ("\"s" + std::to_string(I) + "\": {\"n\": " +
+                                std::to_string(I + 1) + "}");
+  Sets += "}";
+  auto S = parseSpec(withEntry(entry("", "", Sets)), "k.cu.astra.json");
+  ASSERT_TRUE(bool(S)) << toString(S.takeError());
+  EXPECT_EQ(S->Kernels.front().Shapes.size(), 1024u);
+}
+
 TEST(Spec, ArgumentErrors) {
   EXPECT_HAS(errorsOf(withEntry(entry(R"(, "x": {"count": "n"})"))),
              "kernel 'k': args.x: missing field 'dtype'");

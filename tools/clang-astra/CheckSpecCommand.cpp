@@ -9,6 +9,8 @@
 #include "Common.h"
 #include "Subcommands.h"
 #include "astra/Frontend/KernelModel.h"
+#include "astra/Runtime/CudaDriver.h"
+#include "astra/Runtime/Device.h"
 #include "astra/Spec/Spec.h"
 #include "astra/Spec/SpecCheck.h"
 
@@ -101,6 +103,40 @@ static Error printShape(raw_ostream &OS, const KernelSpec &K,
   return Error::success();
 }
 
+/// This machine's GPU 0, when it has a driver and a GPU: a shape set whose
+/// buffers do not fit its memory could never run here. (Without a GPU only
+/// the limit of any GPU applies, when the spec is read.)
+static std::optional<DeviceInfo> localGpu() {
+  auto Driver = CudaDriver::get();
+  if (!Driver) {
+    consumeError(Driver.takeError());
+    return std::nullopt;
+  }
+  auto Dev = GpuContext::queryDevice(0);
+  if (!Dev) {
+    consumeError(Dev.takeError());
+    return std::nullopt;
+  }
+  return *Dev;
+}
+
+/// The shape sets of \p K whose buffers need more than \p Gpu's memory.
+static Error checkFitsGpu(const KernelSpec &K, const DeviceInfo &Gpu) {
+  for (const ShapeSet &Set : K.Shapes) {
+    auto Bytes = bufferBytes(K, Set);
+    if (!Bytes)
+      return Bytes.takeError();
+    if (*Bytes > Gpu.MemoryBytes)
+      return createStringError(
+          inconvertibleErrorCode(),
+          K.where("args") + "the buffers of shape set '" + Set.Name +
+              "' take " + byteSizeText(*Bytes) + ", more than GPU " +
+              std::to_string(Gpu.Ordinal) + " (" + Gpu.Name + ") has (" +
+              byteSizeText(Gpu.MemoryBytes) + ")");
+  }
+  return Error::success();
+}
+
 static int runCheckSpec(const Session &S) {
   auto Spec = loadSpecFor(File, SpecOpt);
   if (!Spec)
@@ -134,6 +170,7 @@ static int runCheckSpec(const Session &S) {
   std::string Shown = displayPath(File);
 
   int Status = 0;
+  std::optional<DeviceInfo> Gpu = localGpu();
   // What the entries name: a kernel, or one instantiation of a template.
   std::vector<std::pair<const KernelInfo *, const clang::FunctionDecl *>>
       Covered;
@@ -148,6 +185,11 @@ static int runCheckSpec(const Session &S) {
       Status = reportError(std::move(E));
       continue;
     }
+    if (Gpu)
+      if (Error E = checkFitsGpu(*K, *Gpu)) {
+        Status = reportError(std::move(E));
+        continue;
+      }
     std::string Out;
     raw_string_ostream OS(Out);
     OS << Spec->Path << ": kernel '" << K->Kernel << "' (" << T->Kernel->Pos.str()

@@ -1,5 +1,6 @@
 //===- Common.cpp ---------------------------------------------------------===//
 #include "Common.h"
+#include "astra/Compile/PtxCompiler.h"
 #include "astra/Engine/KernelSource.h"
 #include "astra/Frontend/KernelModel.h"
 #include "astra/Runtime/Device.h"
@@ -48,6 +49,10 @@ static cl::opt<bool> NoNvccCompat(
 cl::opt<bool> Verbose("verbose",
                       cl::desc("Show notes, warnings and dropped flags"),
                       cl::sub(cl::SubCommand::getAll()), cl::cat(AstraCategory));
+cl::opt<bool> Quiet("quiet",
+                    cl::desc("No notes and no progress lines (warnings and "
+                             "errors still show)"),
+                    cl::sub(cl::SubCommand::getAll()), cl::cat(AstraCategory));
 
 /// The arch of this machine's first GPU (what the optimizer times on and
 /// verify and profile run on), or empty without a driver or a GPU.
@@ -108,11 +113,48 @@ int reportError(const Twine &Msg) {
 }
 
 void note(const Twine &Msg) {
-  WithColor::note(errs(), "clang-astra") << Msg << "\n";
+  if (!Quiet)
+    WithColor::note(errs(), "clang-astra") << Msg << "\n";
+}
+
+int MessageLog::error(llvm::Error E) {
+  handleAllErrors(std::move(E), [&](const ErrorInfoBase &EI) {
+    add(Error, EI.message());
+  });
+  return 1;
+}
+
+void MessageLog::flush() {
+  for (auto &[K, S] : Items)
+    switch (K) {
+    case Text:
+      errs() << S;
+      break;
+    case Note:
+      tool::note(S);
+      break;
+    case Warning:
+      tool::warning(S);
+      break;
+    case Error:
+      reportError(S);
+      break;
+    }
+  Items.clear();
 }
 
 void warning(const Twine &Msg) {
   WithColor::warning(errs(), "clang-astra") << Msg << "\n";
+}
+
+std::string runtimePchFor(const CudaToolchain &TC,
+                          const std::vector<std::string> &DeviceCommand) {
+  std::vector<std::string> Notes;
+  std::string Pch = parsePch(TC, DeviceCommand, CompileOptions(), Notes);
+  if (Verbose)
+    for (const std::string &N : Notes)
+      note(N);
+  return Pch;
 }
 
 Expected<std::unique_ptr<ParsedFile>>
@@ -133,6 +175,7 @@ parseUserFile(StringRef File, const CudaToolchain &TC,
   ParseOptions PO;
   PO.Overlay = Overlay;
   PO.ShowWarnings = Verbose;
+  PO.RuntimePch = runtimePchFor(TC, *Cmd);
   auto PF = parseCuda(*Cmd, PO);
   if (PF)
     reportView(File, (*PF)->view());

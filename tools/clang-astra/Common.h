@@ -27,6 +27,9 @@ struct Session {
 
 extern llvm::cl::OptionCategory AstraCategory;
 extern llvm::cl::opt<bool> Verbose;
+/// `--quiet`, for every subcommand: no notes and no progress lines;
+/// warnings, errors and the output asked for still come.
+extern llvm::cl::opt<bool> Quiet;
 
 /// Resolves the CUDA toolchain from the common options.
 llvm::Expected<CudaToolchain> makeToolchain(const Session &S);
@@ -36,8 +39,38 @@ llvm::Expected<CompileCommands> makeCompileCommands(const Session &S);
 /// Prints "clang-astra: error: <msg>" and returns 1.
 int reportError(llvm::Error E);
 int reportError(const llvm::Twine &Msg);
+/// Prints "clang-astra: note: <msg>" unless --quiet.
 void note(const llvm::Twine &Msg);
 void warning(const llvm::Twine &Msg);
+
+/// Messages of work that runs on another thread (`rewrite -j`), kept in
+/// order and printed by the main thread, so that the output of several
+/// files never interleaves.
+class MessageLog {
+public:
+  enum Kind { Text, Note, Warning, Error };
+  void text(llvm::StringRef S) { add(Text, S.str()); }
+  void note(const llvm::Twine &S) { add(Note, S.str()); }
+  void warning(const llvm::Twine &S) { add(Warning, S.str()); }
+  /// Records the error; returns 1, as reportError does.
+  int error(llvm::Error E);
+  int error(const llvm::Twine &S) {
+    add(Error, S.str());
+    return 1;
+  }
+  /// Prints everything on stderr, through note(), warning() and
+  /// reportError(), and forgets it.
+  void flush();
+
+private:
+  void add(Kind K, std::string S) { Items.push_back({K, std::move(S)}); }
+  std::vector<std::pair<Kind, std::string>> Items;
+};
+
+/// The runtime-wrapper PCH for parsing with \p DeviceCommand (built in the
+/// cache on first use; empty without one), its notes shown under --verbose.
+std::string runtimePchFor(const CudaToolchain &TC,
+                          const std::vector<std::string> &DeviceCommand);
 
 /// Parses \p File on the device side, printing Clang's diagnostics.
 llvm::Expected<std::unique_ptr<ParsedFile>>

@@ -18,6 +18,7 @@
 #include "astra/Runtime/Device.h"
 #include "astra/Support/Diff.h"
 #include "astra/Support/FileIO.h"
+#include "astra/Support/Hash.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -150,6 +151,16 @@ static int runOptimize(const Session &S) {
   bool FoundFaster = false;
   std::vector<KernelReport> All;
   RunInfo Info;
+  // What each input held when the run began: a file edited during the
+  // search (which takes minutes) is not overwritten with a result computed
+  // from its old text. Updated after each write, which the next --kernel
+  // run starts from.
+  std::map<std::string, std::string> StartHash;
+  for (const std::string &F : Files)
+    if (auto T = readFile(F))
+      StartHash[absolutePath(F)] = sha256Hex(*T);
+    else
+      consumeError(T.takeError()); // The driver reports it.
   for (const std::string &K : KernelRuns) {
     OptimizeRequest KReq = *Req;
     KReq.Kernel = K;
@@ -258,13 +269,24 @@ static int runOptimize(const Session &S) {
       if (InPlace) {
         for (auto &[Path, Text] : Final) {
           if (Tested) { // Kept in place by the test.
+            StartHash[Path] = sha256Hex(Text);
             note("rewrote " + displayPath(Path));
             continue;
           }
-          if (Error E = writeFileAtomically(Path, Text)) {
+          std::string Want = sha256Hex(FO.Original[Path]);
+          auto Start = StartHash.find(Path);
+          if (Start != StartHash.end() && Start->second != Want) {
+            Status = reportError(displayPath(Path) +
+                                 ": changed on disk while clang-astra ran; "
+                                 "its new text was left alone and nothing "
+                                 "was written (run again on the new text)");
+            continue;
+          }
+          if (Error E = writeFileAtomically(Path, Text, Want)) {
             Status = reportError(std::move(E));
             continue;
           }
+          StartHash[Path] = sha256Hex(Text);
           note("rewrote " + displayPath(Path));
         }
       } else if (ShowDiff || Check) {
@@ -283,6 +305,10 @@ static int runOptimize(const Session &S) {
           if (Path != Main)
             warning("the result also changes " + displayPath(Path) +
                     ", which -o does not write (use -i or --diff)");
+      } else if (Static) {
+        note(displayPath(FO.File) +
+             ": an unverified rewrite is ready (--static-write); use -i to "
+             "apply it, --diff to see it, or -o FILE to write it elsewhere");
       } else {
         note(displayPath(FO.File) + ": verified faster code found" +
              (Tested ? " (it passed the --test command)" : "") +

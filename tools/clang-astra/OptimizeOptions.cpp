@@ -85,8 +85,6 @@ OptimizeOptions::OptimizeOptions(cl::SubCommand &Cmd)
                cl::sub(Cmd), cl::cat(AstraCategory)),
       NoCache("no-cache", cl::desc("Bypass the result, PTX and LLM reply caches"),
               cl::sub(Cmd), cl::cat(AstraCategory)),
-      Quiet("quiet", cl::desc("No progress line"), cl::sub(Cmd),
-            cl::cat(AstraCategory)),
       Passes("passes", cl::desc("Passes the agents may use (default: all)"),
              cl::CommaSeparated, cl::sub(Cmd), cl::cat(AstraCategory)),
       Agents("agents",
@@ -210,13 +208,12 @@ OptimizeOptions::request(std::vector<std::string> Files) const {
                              TimingCompiler.getValue().c_str());
   R.TimingCompiler = TimingCompiler;
   R.SplitShapes = SplitShapes;
-  for (const std::string &P : Passes)
-    if (!createPass(P))
-      return createStringError(inconvertibleErrorCode(),
-                               "--passes: unknown pass '%s' (clang-astra "
-                               "rewrite --list-passes lists them)",
-                               P.c_str());
-  R.AllowedPasses.assign(Passes.begin(), Passes.end());
+  if (!Passes.empty()) {
+    auto Selected = selectPasses(Passes);
+    if (!Selected)
+      return Selected.takeError();
+    R.AllowedPasses = std::move(*Selected);
+  }
 
   std::string Model = LLMModel;
   if (Model.empty())

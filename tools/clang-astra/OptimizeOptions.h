@@ -23,8 +23,8 @@ public:
   llvm::cl::opt<std::string> SpecPath, ReportDir;
   llvm::cl::opt<unsigned> Rounds, Candidates, Beam, Seeds, Runs, JobTimeout;
   llvm::cl::opt<double> MinSpeedup, MinShapeSpeedup, TimeBudget;
-  llvm::cl::opt<bool> AllowShapeRegression, SplitShapes, Static, Sanitize, NoCache,
-      Quiet;
+  llvm::cl::opt<bool> AllowShapeRegression, SplitShapes, Static, Sanitize,
+      NoCache;
   llvm::cl::list<std::string> Passes;
   llvm::cl::opt<std::string> Agents, LLMBaseUrl, LLMModel, LLMPlannerModel,
       LLMCoderModel;
@@ -61,7 +61,7 @@ void printKernelSummary(llvm::raw_ostream &OS, const KernelReport &R);
 /// Tool version, date, agents and command line for a report.
 void fillRunInfo(RunInfo &Info, const OptimizeOptions &O, const Session &S);
 std::string absolutePath(llvm::StringRef P);
-/// Whether the progress printer is silenced (--quiet).
+/// Whether the progress printer is silenced (the global --quiet).
 extern bool ProgressQuiet;
 
 } // namespace tool

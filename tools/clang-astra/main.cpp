@@ -40,6 +40,11 @@ int main(int Argc, const char **Argv) {
   for (int I = 0; I < Argc; ++I)
     S.CommandLine += (I ? " " : "") + std::string(Argv[I]);
 
+  if (int Bad = checkSubcommandName(CutAt, Argv))
+    return Bad;
+  if (int Bad = checkHelpPrefixes(CutAt, Argv))
+    return Bad;
+
   cl::SetVersionPrinter(printVersion);
   cl::HideUnrelatedOptions(AstraCategory);
   if (!cl::ParseCommandLineOptions(

@@ -76,6 +76,18 @@ compileToPtx(const CudaToolchain &TC,
              const std::vector<std::string> &DeviceCommand,
              const CompileOptions &Opts = {});
 
+/// A precompiled header of clang's CUDA runtime wrapper for parsing with
+/// \p DeviceCommand (ParseOptions::RuntimePch): the compile gate's kind of
+/// PCH, keyed by the parse's flags (the gate's adds -O3, which defines
+/// __OPTIMIZE__), built in the cache directory on first use. Empty when
+/// Opts.UseCache or Opts.UsePch is off, there is no cache directory, or it
+/// cannot be built (a ".failed" file says why); a parse then reads the
+/// headers, only slower. What happened goes to \p Notes.
+std::string parsePch(const CudaToolchain &TC,
+                     const std::vector<std::string> &DeviceCommand,
+                     const CompileOptions &Opts,
+                     std::vector<std::string> &Notes);
+
 /// The cache directory \p Opts selects (see CompileOptions::CacheDir); empty
 /// when none can be determined (no $HOME).
 std::string ptxCacheDirectory(const CompileOptions &Opts);

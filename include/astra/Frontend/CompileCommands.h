@@ -48,6 +48,12 @@ public:
 
   bool hasDatabase() const { return DB != nullptr; }
 
+  /// The CUDA sources the database lists, as clang-tidy takes a database's
+  /// files when `-p` comes without any: absolute, sorted, each once; a file
+  /// counts when it ends in `.cu` or an nvcc entry compiles it. Empty
+  /// without a database.
+  std::vector<std::string> databaseSources() const;
+
   /// Receives what the translation of a build's command did to it (dropped
   /// nvcc flags, the arch chosen), once per file, so that `--verbose` can
   /// show it whichever component asked for the command.

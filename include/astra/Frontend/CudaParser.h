@@ -46,6 +46,12 @@ struct ParseOptions {
   bool ShowWarnings = false;
   /// Accept errors that lie only in host-only function bodies (see above).
   bool TolerateHostErrors = true;
+  /// A precompiled header of clang's CUDA runtime wrapper built for this
+  /// command (lib/Compile's parsePch), loaded in place of the wrapper's
+  /// implicit `-include`: the runtime headers then cost milliseconds, not
+  /// the second a parse otherwise spends in them. A parse that fails with
+  /// it is done again without it, so it only ever changes the speed.
+  std::string RuntimePch;
 };
 
 /// A host-only function whose body clang rejects and the device view stubs.
@@ -81,6 +87,9 @@ struct DeviceView {
   /// given text with these applied. Stubs are not in it; the AST keeps the
   /// host bodies as clang recovered them.
   std::map<std::string, std::vector<std::vector<TextEdit>>> RepairEdits;
+  /// The text as given of each file in RepairEdits: what the edits of a
+  /// rewrite apply to, whatever the file on disk holds by now.
+  std::map<std::string, std::string> Given;
   /// Nothing to change: the file compiles as it is.
   bool empty() const { return Repairs.empty() && Skipped.empty(); }
 };
@@ -90,6 +99,16 @@ struct DeviceView {
 /// file without repairs are returned as they are.
 std::optional<unsigned> originalOffset(const DeviceView &View,
                                        llvm::StringRef Path, unsigned Offset);
+
+/// The file name of clang's CUDA runtime wrapper, the implicit `-include`
+/// a runtime PCH stands for.
+constexpr llvm::StringLiteral CudaRuntimeWrapper =
+    "__clang_cuda_runtime_wrapper.h";
+
+/// The in-memory stub a runtime PCH is built from and must be loaded with:
+/// clang validates a PCH's input files by size and time, so it must be in
+/// the overlay of both the PCH build and every parse or compile using it.
+std::string pchStubPath(llvm::StringRef PchPath);
 
 /// An AST together with the diagnostics machinery it needs to stay valid.
 class ParsedFile {
@@ -105,11 +124,15 @@ public:
   /// of the repaired files (a skipped body keeps clang's recovered AST).
   const DeviceView &view() const { return View; }
 
+  /// Whether the parse loaded ParseOptions::RuntimePch.
+  bool usedRuntimePch() const { return UsedPch; }
+
 private:
   friend llvm::Expected<std::unique_ptr<ParsedFile>>
   parseCuda(const std::vector<std::string> &Command,
             const ParseOptions &Opts);
   ParsedFile() = default;
+  bool UsedPch = false;
   std::shared_ptr<clang::DiagnosticOptions> DiagOpts;
   std::unique_ptr<clang::DiagnosticConsumer> Printer;
   llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> Diags;

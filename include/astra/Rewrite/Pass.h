@@ -20,6 +20,7 @@
 
 #include "clang/AST/ASTContext.h"
 #include "clang/Tooling/Core/Replacement.h"
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -55,7 +56,10 @@ struct PassOptions {
   const KernelSpec *specFor(llvm::StringRef Kernel) const;
   std::map<std::string, std::string> Params;
 
-  /// Params[Pass + "." + Key] as an integer, or \p Default.
+  /// Params[Pass + "." + Key] as an integer, or \p Default when absent.
+  /// runRewrite and probePasses check Params against the parameters the
+  /// passes declare (checkPassParams) before any pass runs, so a value a
+  /// pass reads here is one its declaration accepts.
   int64_t intParam(llvm::StringRef Pass, llvm::StringRef Key,
                    int64_t Default) const;
   std::string strParam(llvm::StringRef Pass, llvm::StringRef Key,
@@ -178,6 +182,56 @@ inline bool changesLaunch(llvm::StringRef Name) {
          Name == "delinearize";
 }
 
+/// A parameter a pass reads from PassOptions::Params (`--pass-opt
+/// <pass>.<key>=<value>`). The pass declares it, so that a misspelt key or a
+/// bad value is an error naming the pass and the key before anything runs,
+/// and `rewrite --list-pass-options` can list them.
+struct PassParam {
+  enum Kind { Int, Bool, Choice };
+  std::string Key;
+  std::string Help;
+  Kind K = Int;
+  /// Int: the accepted range, both inclusive, and a step the value must be
+  /// a multiple of (1: any).
+  int64_t Min = 0, Max = 0, Step = 1;
+  /// Choice: the accepted spellings.
+  std::vector<std::string> Values;
+  /// What the pass uses when the parameter is not given, for the listing.
+  std::string Default;
+
+  static PassParam integer(std::string Key, int64_t Min, int64_t Max,
+                           std::string Default, std::string Help,
+                           int64_t Step = 1) {
+    PassParam P;
+    P.Key = std::move(Key);
+    P.Min = Min;
+    P.Max = Max;
+    P.Step = Step;
+    P.Default = std::move(Default);
+    P.Help = std::move(Help);
+    return P;
+  }
+  static PassParam boolean(std::string Key, std::string Default,
+                           std::string Help) {
+    PassParam P = integer(std::move(Key), 0, 1, std::move(Default),
+                          std::move(Help));
+    P.K = Bool;
+    return P;
+  }
+  static PassParam choice(std::string Key, std::vector<std::string> Values,
+                          std::string Default, std::string Help) {
+    PassParam P;
+    P.K = Choice;
+    P.Key = std::move(Key);
+    P.Values = std::move(Values);
+    P.Default = std::move(Default);
+    P.Help = std::move(Help);
+    return P;
+  }
+  /// "an integer from 2 to 1024", "0 or 1", "8 or 16".
+  std::string accepted() const;
+};
+
 class Pass {
 public:
   virtual ~Pass();
@@ -188,18 +242,40 @@ public:
   /// Rewrites PC.kernel(). Must only add replacements through PC and must
   /// record an Explanation for each site it considered.
   virtual void run(PassContext &PC) = 0;
+  /// The parameters the pass reads from PassOptions::Params.
+  virtual std::vector<PassParam> params() const { return {}; }
 };
 
 struct PassInfo {
   std::string Name;
   std::string Description;
   std::function<std::unique_ptr<Pass>()> Create;
+  std::vector<PassParam> Params;
 };
 
 /// Every pass in the library, in a stable order (passes/AllPasses.cpp).
 const std::vector<PassInfo> &allPasses();
 /// Creates a pass by name, or nullptr.
 std::unique_ptr<Pass> createPass(llvm::StringRef Name);
+
+/// The passes a `--passes` list selects, clang-tidy style: items are pass
+/// names or globs (`*`, `restrict-*`), applied in order; `-<glob>` removes
+/// what earlier items selected. A name runs where it is listed (twice if
+/// listed twice); a glob adds the passes it matches that are not selected
+/// yet, in the registry's order. An item that matches no pass, or a list
+/// that selects none, is an error naming it.
+llvm::Expected<std::vector<std::string>>
+selectPasses(llvm::ArrayRef<std::string> Items);
+
+/// Checks \p Params (`<pass>.<key>` -> value) against the parameters the
+/// passes declare: an unknown pass, an unknown key or a value the pass does
+/// not accept is an error naming the pass, the key and what it accepts.
+llvm::Error checkPassParams(const std::map<std::string, std::string> &Params);
+
+/// Parses `<pass>.<key>=<value>` (a `--pass-opt` argument) into \p Params,
+/// checked as checkPassParams does.
+llvm::Error addPassParam(llvm::StringRef Arg,
+                         std::map<std::string, std::string> &Params);
 
 } // namespace astra
 

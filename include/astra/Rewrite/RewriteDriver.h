@@ -15,6 +15,7 @@
 
 #include "llvm/Support/Error.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,10 +32,21 @@ struct RewriteRequest {
   PassOptions Options;
   /// Starting contents (a candidate in memory); empty: the files on disk.
   FileOverlay Overlay;
+  /// Whether a pass may edit the header at this absolute path (`rewrite
+  /// --header-filter`); unset: every file that is not a system header. A
+  /// kernel whose edits would reach a header it may not edit keeps none of
+  /// that pass's edits (a partial edit could leave a helper and its callers
+  /// disagreeing), with a note in Conflicts and Explanations.
+  std::function<bool(llvm::StringRef)> MayEditHeader;
+  /// A runtime-wrapper PCH for every parse (ParseOptions::RuntimePch).
+  std::string RuntimePch;
 };
 
 struct RewriteResult {
   /// Original and new text of every file that changed (absolute paths).
+  /// The original is the text the first parse read (the bytes every edit's
+  /// offsets refer to), not what the file holds by the end of the run: a
+  /// writer compares the two before it replaces the file.
   std::map<std::string, std::string> Original, Rewritten;
   std::vector<Explanation> Explanations;
   /// Conflicting replacements, as messages; a non-empty list means some
@@ -82,8 +94,9 @@ struct RewriteResult {
   bool changed() const { return !Rewritten.empty(); }
 };
 
-/// Runs the pipeline. Fails when a pass name is unknown, the kernel is not
-/// found, or a parse fails (the error includes which pass produced text that
+/// Runs the pipeline. Fails when a pass name is unknown, a pass parameter
+/// is not one the pass accepts (checkPassParams), the kernel is not found,
+/// or a parse fails (the error includes which pass produced text that
 /// does not parse: that is a bug in the pass).
 llvm::Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
                                          llvm::raw_ostream *DiagOS = nullptr);

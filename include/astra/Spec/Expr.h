@@ -43,7 +43,11 @@ struct Value {
   int64_t I = 0;
   double D = 0;
   static Value ofInt(int64_t V) { return {true, V, double(V)}; }
-  static Value ofReal(double V) { return {false, int64_t(V), V}; }
+  /// I is the real truncated where an int64_t holds it, else 0 (converting
+  /// a NaN or a double beyond 2^63 would be undefined behavior).
+  static Value ofReal(double V) {
+    return {false, V > -9.2e18 && V < 9.2e18 ? int64_t(V) : 0, V};
+  }
   double real() const { return IsInt ? double(I) : D; }
   /// "42", "1e-06", "0.5": integers exactly, reals in the shortest form
   /// that reads back to the same double.
@@ -51,6 +55,19 @@ struct Value {
 };
 
 using Env = std::map<std::string, Value, std::less<>>;
+
+/// Whether \p D is a whole number a 64-bit integer holds. Where a count or a
+/// shape variable is written as a real (1e6, 1e16), this, not the 2^53 up to
+/// which every integer is a double, decides whether it is an integer: the
+/// double holds exactly the integer it is, and a size that large is then
+/// judged by the limits on sizes, not called "not an integer".
+bool isIntegralReal(double D);
+
+/// Limits of one expression (docs/spec-format.md, "Limits"): a longer or
+/// deeper one is an error, so that parsing, evaluating and freeing it stay
+/// fast and within the stack whatever a spec holds.
+constexpr size_t MaxExprLength = 4096;
+constexpr unsigned MaxExprDepth = 128;
 
 class SpecExpr {
 public:

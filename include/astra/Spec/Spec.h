@@ -263,6 +263,27 @@ struct SpecFile {
 /// Kernel names compare equal when they differ only in whitespace.
 bool sameKernelName(llvm::StringRef A, llvm::StringRef B);
 
+/// A size in powers of 1024 for messages: "4000 B", "512.0 GiB", "3.6 PiB".
+std::string byteSizeText(uint64_t Bytes);
+
+/// The bytes of all buffers of \p K under shape set \p S together
+/// (saturating at UINT64_MAX).
+llvm::Expected<uint64_t> bufferBytes(const KernelSpec &K, const ShapeSet &S);
+
+/// What a spec may hold (docs/spec-format.md, "Limits"). Every limit is far
+/// beyond what a real kernel's spec needs and keeps the tool's time and
+/// memory bounded on a hostile or broken file: reading a spec within them is
+/// linear in its size (nesting is bounded by MaxJsonDepth, expressions by
+/// SpecExpr's limits).
+constexpr uint64_t MaxSpecBytes = uint64_t(16) << 20;
+constexpr size_t MaxSpecKernels = 4096;
+constexpr size_t MaxShapeSets = 1024;
+constexpr size_t MaxShapeVariables = 256;
+/// The buffers of one shape set together: more than any GPU holds, so a
+/// spec beyond it is a mistake (a count in bytes instead of elements, an
+/// exponent off by a few).
+constexpr uint64_t MaxShapeSetBufferBytes = uint64_t(1) << 40;
+
 /// Loads and validates a spec file. Errors name the file, the line, the
 /// kernel, the field and what is wrong, e.g.
 ///   k.cu.astra.json:9:9: kernel 'silu': args.out.count: unknown variable 'D'

@@ -141,13 +141,38 @@ private:
   rapidjson::PrettyWriter<rapidjson::StringBuffer> W;
 };
 
+/// The deepest nesting of arrays and objects in any JSON clang-astra reads.
+/// RapidJSON's DOM parser and its destructor recurse once per level, so
+/// deeper input (a hostile spec, a broken server) could exhaust the stack;
+/// no file or reply of ours comes near it.
+constexpr unsigned MaxJsonDepth = 64;
+
+/// Fails, with the offset, when \p Text nests arrays and objects deeper
+/// than MaxJsonDepth; says nothing about other syntax (the DOM parse that
+/// follows reports it). Linear time, constant stack. \p Comments accepts
+/// what parseJsonWithComments accepts.
+llvm::Error checkJsonNesting(llvm::StringRef Text, bool Comments = false);
+
 /// Parses JSON that may hold comments and trailing commas (spec files are
-/// written by hand). The error names \p Path, line and column.
+/// written by hand), nested no deeper than MaxJsonDepth. The error names
+/// \p Path, line and column.
 llvm::Error parseJsonWithComments(llvm::StringRef Text, llvm::StringRef Path,
                                   rapidjson::Document &Doc);
 
 /// 1-based line and column of byte \p Offset in \p Text.
 std::pair<unsigned, unsigned> lineColumn(llvm::StringRef Text, size_t Offset);
+
+/// lineColumn for many offsets into one text: O(log lines) per lookup after
+/// one pass over the text, where lineColumn is O(offset) per call.
+class LineTable {
+public:
+  explicit LineTable(llvm::StringRef Text);
+  std::pair<unsigned, unsigned> lineColumn(size_t Offset) const;
+
+private:
+  std::vector<size_t> Starts; ///< Offset of each line's first byte.
+  size_t Size;
+};
 
 } // namespace astra
 

@@ -7,7 +7,8 @@
 //
 // - each original is first copied to a backup beside it (same directory, so
 //   the backup is renamed over the file: the file is the original or the new
-//   text, never half of either), with the original's permissions;
+//   text, never half of either), with the original's owner, group and mode (a
+//   revert keeps them, as writeFileAtomically does);
 // - a journal beside the file under test names every file and its backup, so
 //   a run that was killed (SIGKILL, power loss) leaves what the next run
 //   needs to put the originals back (recoverInterruptedWrite);

@@ -9,6 +9,11 @@
 // STATIC: scale.cu: scale: unchanged: static mode does not run kernels, so nothing was verified or timed
 // STATIC: static: restrict-const+{{.*}}vectorize{{.*}}: compiles (not run: static mode)
 // RUN: diff %t/orig.cu %t/scale.cu
+// Without -i, -o or --diff the note says the rewrite is unverified, not
+// "verified faster code found".
+// RUN: %clang-astra optimize --static --static-write %t/scale.cu 2>&1 | FileCheck %s --check-prefix=READY --implicit-check-not='faster code found'
+// READY: note: {{.*}}scale.cu: an unverified rewrite is ready (--static-write); use -i to apply it, --diff to see it, or -o FILE to write it elsewhere
+// RUN: diff %t/orig.cu %t/scale.cu
 // RUN: %clang-astra optimize --static --static-write -i %t/scale.cu 2>&1 | FileCheck %s --check-prefix=WRITE
 // WRITE: warning: scale: writing 'restrict-const+{{.*}}vectorize{{.*}}' unverified (--static-write)
 // RUN: FileCheck %s --check-prefix=NEW < %t/scale.cu

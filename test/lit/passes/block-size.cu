@@ -13,11 +13,11 @@
 // RUN: %clang-astra rewrite --passes=block-size --explain %t.dir/bs.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
 // RUN: %clang-astra rewrite --passes=block-size --pass-opt=block-size.threads=512 %t.dir/bs.cu -- -std=c++17 | FileCheck %s --check-prefix=T512
 // RUN: %clang-astra rewrite --passes=block-size --pass-opt=block-size.threads=512 --explain %t.dir/bs.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=T512-EXPLAIN
-// RUN: %clang-astra rewrite --passes=block-size --pass-opt=block-size.threads=100 --explain %t.dir/bs.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=BADOPT
+// RUN: not %clang-astra rewrite --passes=block-size --pass-opt=block-size.threads=100 %t.dir/bs.cu -- -std=c++17 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: cp %s %t.dir/nospec.cu
 // RUN: %clang-astra rewrite --passes=block-size --explain %t.dir/nospec.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=NOSPEC
 // PTX: .visible .entry
-// BADOPT: block-size: not applied: --pass-opt=block-size.threads=100 is not a multiple of 32 from 32 to 1024
+// BADOPT: error: --pass-opt=block-size.threads=100: block-size.threads must be a multiple of 32 from 32 to 1024, not '100'
 // NOSPEC: nospec.cu:[[@LINE+16]]:17: block-size: not applied: no workload spec: the block size to change is the spec's launch.block (--spec)
 // -i changes the spec's launch with the code, so a second run finds the new
 // size in both and changes it again.

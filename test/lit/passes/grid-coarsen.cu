@@ -21,13 +21,13 @@
 // DEFAULT: gc.cu:{{[0-9]+}}:17: grid-coarsen: not applied: no loop that vectorize wrote: fewer blocks would only cut parallelism (run vectorize first, or give --pass-opt=grid-coarsen.factor=F)
 // DEFAULT-NOT: fired
 // RUN: %clang-astra rewrite --passes=grid-coarsen --pass-opt=grid-coarsen.factor=8 %t.dir/gc.cu -- -std=c++17 | FileCheck %s --check-prefix=F8
-// RUN: %clang-astra rewrite --passes=grid-coarsen --pass-opt=grid-coarsen.factor=64 --explain %t.dir/gc.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=BADOPT
+// RUN: not %clang-astra rewrite --passes=grid-coarsen --pass-opt=grid-coarsen.factor=64 %t.dir/gc.cu -- -std=c++17 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: %clang-astra rewrite --passes=vectorize,grid-coarsen --kernel=hscale --explain %t.dir/gc.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=VEC
 // RUN: cp %s %t.dir/nospec.cu
 // RUN: %clang-astra rewrite --passes=grid-coarsen --kernel=axpy --explain %t.dir/nospec.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=NOSPEC
 // PTX: .visible .entry
-// BADOPT: grid-coarsen: not applied: --pass-opt=grid-coarsen.factor=64 is not from 2 to 16
-// BADOPT-NOT: fired
+// BADOPT: error: --pass-opt=grid-coarsen.factor=64: grid-coarsen.factor must be an integer from 2 to 16, not '64'
+// BADOPT-NOT: rewrote
 // NOSPEC: nospec.cu:[[@LINE+7]]:17: grid-coarsen: not applied: no workload spec
 
 #include <cuda_fp16.h>

@@ -11,10 +11,10 @@
 // RUN: %clang-astra rewrite --passes=launch-bounds --spec %S/Inputs/launch-bounds.astra.json %s -- -std=c++17 > %t.spec.cu
 // RUN: %clang-astra rewrite --passes=launch-bounds %s -- -std=c++17 | diff - %t.spec.cu
 // RUN: %clang-astra rewrite --passes=launch-bounds --pass-opt=launch-bounds.min-blocks=2 %s -- -std=c++17 | FileCheck %s --check-prefix=MIN
-// RUN: %clang-astra rewrite --passes=launch-bounds --pass-opt=launch-bounds.min-blocks=0 --explain %s -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=BADOPT
+// RUN: not %clang-astra rewrite --passes=launch-bounds --pass-opt=launch-bounds.min-blocks=0 %s -- -std=c++17 2>&1 | FileCheck %s --check-prefix=BADOPT
 // PTX: .visible .entry
 // PTX: .maxntid 256{{$| }}
-// BADOPT: not applied: --pass-opt=launch-bounds.min-blocks=0 is not an integer from 1 to 32
+// BADOPT: error: --pass-opt=launch-bounds.min-blocks=0: launch-bounds.min-blocks must be an integer from 1 to 32, not '0'
 
 #include <algorithm>
 #include <cuda_bf16.h>

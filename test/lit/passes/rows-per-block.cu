@@ -18,7 +18,7 @@
 // Without vectorize it waits (merge, scale_rows); the refusals.
 // RUN: %clang-astra rewrite --passes=rows-per-block --explain %t.dir/r.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
 // RUN: %clang-astra rewrite --passes=rows-per-block --pass-opt=rows-per-block.rows=8 %t.dir/r.cu -- -std=c++17 | FileCheck %s --check-prefix=ROWS8
-// RUN: %clang-astra rewrite --passes=rows-per-block --pass-opt=rows-per-block.rows=128 --kernel=merge --explain %t.dir/r.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=BADOPT
+// RUN: not %clang-astra rewrite --passes=rows-per-block --pass-opt=rows-per-block.rows=128 --kernel=merge %t.dir/r.cu -- -std=c++17 2>&1 | FileCheck %s --check-prefix=BADOPT
 // RUN: cp %s %t.dir/nospec.cu
 // RUN: %clang-astra rewrite --passes=vectorize,rows-per-block --kernel=merge --explain %t.dir/nospec.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=NOSPEC
 // PTX: .visible .entry _Z5merge
@@ -29,7 +29,7 @@
 // SPEC: "launch": {"grid": "R", "block": "min(N, 512)"},
 // AGAIN: rows-per-block: not applied: {{.*}}kernel 'merge': launch: the spec's block is not 1-D
 // AGAIN-NOT: fired
-// BADOPT: rows-per-block: not applied: --pass-opt=rows-per-block.rows=128 is not from 2 to 64
+// BADOPT: error: --pass-opt=rows-per-block.rows=128: rows-per-block.rows must be an integer from 2 to 64, not '128'
 // NOSPEC: nospec.cu:[[@LINE+7]]:17: rows-per-block: not applied: no workload spec
 
 #include <cuda_fp16.h>

@@ -22,9 +22,9 @@
 // RUN: %clang-astra rewrite --passes=thread-coarsen --explain %t.dir/tc.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=EXPLAIN
 // Two dimensions: a 2 x 2 patch per thread, the arrays indexed [cy][cx].
 // RUN: %clang-astra rewrite --passes=thread-coarsen --pass-opt=thread-coarsen.y=2 --pass-opt=thread-coarsen.x=2 --kernel=rows2d %t.dir/tc.cu -- -std=c++17 | FileCheck %s --check-prefix=XY
-// RUN: %clang-astra rewrite --passes=thread-coarsen --pass-opt=thread-coarsen.y=64 --kernel=mm --explain %t.dir/tc.cu -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=BADOPT
-// BADOPT: thread-coarsen: not applied: --pass-opt=thread-coarsen.y=64 is not from 1 to 16
-// BADOPT-NOT: fired
+// RUN: not %clang-astra rewrite --passes=thread-coarsen --pass-opt=thread-coarsen.y=64 --kernel=mm %t.dir/tc.cu -- -std=c++17 2>&1 | FileCheck %s --check-prefix=BADOPT
+// BADOPT: error: --pass-opt=thread-coarsen.y=64: thread-coarsen.y must be an integer from 1 to 16, not '64'
+// BADOPT-NOT: rewrote
 // launch-bounds after it bounds the block the code now launches (16 x 4),
 // not the spec's original 16 x 16.
 // RUN: %clang-astra rewrite --passes=thread-coarsen,launch-bounds --kernel=mm %t.dir/tc.cu -- -std=c++17 2>&1 | FileCheck %s --check-prefix=BOUNDS

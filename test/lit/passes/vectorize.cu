@@ -24,11 +24,11 @@
 // The index through a local of the body (`i = row * d + j`): its
 // initializer's terms are the index's.
 // RUN: %clang-astra rewrite --passes=vectorize --kernel=merge_local %s -- -std=c++17 | FileCheck %s --check-prefix=LOCAL
-// RUN: %clang-astra rewrite --passes=vectorize --pass-opt=vectorize.bytes=32 --explain --kernel=scale_add %s -- -std=c++17 2>&1 >/dev/null | FileCheck %s --check-prefix=BADOPT
+// RUN: not %clang-astra rewrite --passes=vectorize --pass-opt=vectorize.bytes=32 --kernel=scale_add %s -- -std=c++17 2>&1 | FileCheck %s --check-prefix=BADOPT
 // NORED: vectorize: not applied: the loop reduces into 'sum' (refused: vectorize.reductions=0)
 // NORED: vectorize: fired: block-stride loop over 'j'
 // NOALIAS: vectorize: fired: block-stride loop over 'j': 16-byte vector accesses to y, x (4 elements
-// BADOPT: vectorize: not applied: --pass-opt=vectorize.bytes=32 is not 8 or 16
+// BADOPT: error: --pass-opt=vectorize.bytes=32: vectorize.bytes must be 8 or 16, not '32'
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
