@@ -30,6 +30,13 @@ public:
            "row and reductions combined by warp shuffles (same launch)";
   }
   void run(PassContext &PC) override;
+  std::vector<PassParam> params() const override {
+    return {PassParam::boolean(
+        "reductions", "1",
+        "1: floating-point sums become per-lane partial sums combined by "
+        "shuffles (a different summation order); 0: kernels with such a sum "
+        "are left alone")};
+  }
 };
 
 } // namespace astra

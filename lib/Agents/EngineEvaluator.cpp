@@ -78,14 +78,22 @@ Expected<std::vector<KernelImage>> EngineEvaluator::images(const Candidate &C) {
     return Entries.takeError();
   if (C.isBaseline())
     BaseFacts = std::move(Facts);
+  std::string Cubin;
   if (Opts.NvccTiming) {
-    // Clang's PTX passed the gate; nvcc's is what is verified and timed.
+    // Clang's PTX passed the gate; nvcc's is what is verified and timed,
+    // as the toolkit's ptxas assembles it with the build's flags (the
+    // driver's JIT would ignore -Xptxas and -maxrregcount).
     auto Nv = compileWithNvcc(TC, Command, Files, /*Cubin=*/false,
                               *Opts.NvccTiming);
     if (!Nv)
       return Nv.takeError();
+    auto Bin = compileWithNvcc(TC, Command, Files, /*Cubin=*/true,
+                               *Opts.NvccTiming);
+    if (!Bin)
+      return Bin.takeError();
     Ptx->Ptx = std::move(*Nv);
     Ptx->Entries = parsePtxEntries(Ptx->Ptx);
+    Cubin = std::move(*Bin);
   }
   std::vector<KernelImage> Out;
   for (size_t I = 0; I < Entries->size(); ++I) {
@@ -97,6 +105,7 @@ Expected<std::vector<KernelImage>> EngineEvaluator::images(const Candidate &C) {
                                Entry.c_str(), Specs[I].Kernel.c_str());
     KernelImage Img;
     Img.Ptx = Ptx->Ptx;
+    Img.Cubin = Cubin;
     Img.Entry = Entry;
     Img.Source = C.isBaseline() ? "baseline" : "candidate " + C.Id;
     Out.push_back(std::move(Img));

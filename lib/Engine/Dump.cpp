@@ -51,7 +51,7 @@ Error dumpBaselineRun(const VerifyJob &J, StringRef Dir) {
   auto Ctx = GpuContext::open(J.Options.Device);
   if (!Ctx)
     return Ctx.takeError();
-  auto Mod = GpuModule::load(**Ctx, J.Baseline.Ptx, J.Baseline.Source);
+  auto Mod = GpuModule::load(**Ctx, J.Baseline.code(), J.Baseline.Source);
   if (!Mod)
     return Mod.takeError();
   auto Fn = (*Mod)->function(J.Baseline.Entry);

@@ -2,6 +2,7 @@
 #include "astra/Engine/Job.h"
 #include "astra/Support/Json.h"
 
+#include "llvm/Support/Base64.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <rapidjson/writer.h>
@@ -82,6 +83,8 @@ static void writeImage(JsonWriter &W, const KernelImage &K) {
   W.field("entry", K.Entry);
   W.field("source", K.Source);
   W.field("ptx", K.Ptx);
+  if (!K.Cubin.empty())
+    W.field("cubin_base64", encodeBase64(K.Cubin));
   W.objectEnd();
 }
 
@@ -336,6 +339,16 @@ Error readImage(const Reader &R, const JValue &V, StringRef Field,
     return E;
   if (Error E = R.str(V, Field, "ptx", K.Ptx))
     return E;
+  std::string Cubin;
+  if (Error E = R.str(V, Field, "cubin_base64", Cubin, false))
+    return E;
+  if (!Cubin.empty()) {
+    std::vector<char> Bytes;
+    if (Error E = decodeBase64(Cubin, Bytes))
+      return R.fail((Field + ".cubin_base64").str(),
+                    "not base64: " + toString(std::move(E)));
+    K.Cubin.assign(Bytes.begin(), Bytes.end());
+  }
   return R.str(V, Field, "source", K.Source, false);
 }
 

@@ -84,7 +84,7 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
     decide(R, Verdict::Error, "error", toString(std::move(E)));
     return R;
   }
-  auto BaseMod = GpuModule::load(**Ctx, J.Baseline.Ptx, "baseline");
+  auto BaseMod = GpuModule::load(**Ctx, J.Baseline.code(), "baseline");
   if (!BaseMod) {
     decide(R, Verdict::Error, "error", toString(BaseMod.takeError()));
     return R;
@@ -140,7 +140,7 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
              "verified and timed stream");
       return R;
     }
-    auto M = GpuModule::load(**Ctx, C.Ptx, "candidate");
+    auto M = GpuModule::load(**Ctx, C.code(), "candidate");
     if (!M) {
       decide(R, Verdict::Fail, "load-error", toString(M.takeError()));
       return R;

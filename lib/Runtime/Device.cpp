@@ -247,8 +247,10 @@ GpuModule::load(GpuContext &C, StringRef Ptx, StringRef Label) {
   if (R != cu::SUCCESS) {
     std::string Log = StringRef(ErrorLog.data()).trim().str();
     M->Mod = nullptr;
+    bool Cubin = StringRef(M->Ptx).starts_with("\x7f" "ELF");
     return C.check(R, "cuModuleLoadDataEx",
-                   (Label + ": the driver could not load the PTX" +
+                   (Label + ": the driver could not load the " +
+                    (Cubin ? "cubin" : "PTX") +
                     (Log.empty() ? "" : "\n" + Log))
                        .str());
   }

@@ -263,6 +263,30 @@ TEST(EngineJobTest, JobJsonRoundTrip) {
   EXPECT_EQ(writeJobJson(*Back), Text);
 }
 
+TEST(EngineJobTest, CubinTravelsAsBase64AndIsWhatTheDriverLoads) {
+  VerifyJob J = sampleJob();
+  EXPECT_EQ(&J.Baseline.code(), &J.Baseline.Ptx);
+  // An ELF image holds NULs and bytes that are not UTF-8.
+  std::string Bin("\x7f" "ELF\0\x01\xff\xfe tail", 13);
+  J.Candidate->Cubin = Bin;
+  std::string Text = writeJobJson(J);
+  EXPECT_NE(Text.find("\"cubin_base64\": \"f0VMRgAB//4gdGFpbA==\""),
+            std::string::npos)
+      << Text;
+  auto Back = parseJobJson(Text, "job.json");
+  ASSERT_TRUE(bool(Back)) << toString(Back.takeError());
+  EXPECT_EQ(Back->Candidate->Cubin, Bin);
+  EXPECT_EQ(Back->Candidate->code(), Bin);
+  EXPECT_TRUE(Back->Baseline.Cubin.empty());
+  std::string Bad = Text;
+  Bad.replace(Bad.find("f0VMRgAB"), 8, "f0V*RgAB");
+  auto E = parseJobJson(Bad, "job.json");
+  ASSERT_FALSE(bool(E));
+  EXPECT_NE(toString(E.takeError())
+                .find("job.json: candidate.cubin_base64: not base64"),
+            std::string::npos);
+}
+
 TEST(EngineJobTest, JobJsonErrorsNameTheField) {
   VerifyJob J = sampleJob();
   std::string Text = writeJobJson(J);

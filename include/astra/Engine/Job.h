@@ -32,6 +32,12 @@ struct KernelImage {
   std::string Entry;
   /// Where it came from, for messages ("silu.cu", "candidate 3").
   std::string Source;
+  /// The same code as built by the toolkit's ptxas with the build's own
+  /// flags (-Xptxas, -maxrregcount): what an nvcc build ships. Loaded in
+  /// place of the PTX when set; the PTX still names entries and parameters.
+  std::string Cubin;
+  /// What the driver loads.
+  const std::string &code() const { return Cubin.empty() ? Ptx : Cubin; }
 };
 
 struct JobOptions {

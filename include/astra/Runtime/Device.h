@@ -141,7 +141,8 @@ struct KernelAttributes {
 /// A module JIT-compiled from PTX text.
 class GpuModule {
 public:
-  /// Loads \p Ptx; a JIT error comes back with the JIT's error log:
+  /// Loads \p Ptx (PTX text, or a cubin: an ELF image); a JIT error comes
+  /// back with the JIT's error log:
   ///   "<Label>: the driver could not load the PTX: CUDA_ERROR_INVALID_PTX
   ///    (...)\n<log>".
   static llvm::Expected<std::unique_ptr<GpuModule>>

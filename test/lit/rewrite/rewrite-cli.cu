@@ -27,7 +27,7 @@
 // LIST: vectorize
 // LIST: hoist
 // RUN: not %clang-astra rewrite --passes=nope %t/orig.cu 2>&1 | FileCheck %s --check-prefix=BAD
-// BAD: error: rewrite: unknown pass 'nope' (--list-passes lists them)
+// BAD: error: --passes: unknown pass 'nope' (--list-passes lists them)
 // RUN: not %clang-astra rewrite --passes=fast-math %t/missing.cu 2>&1 | FileCheck %s --check-prefix=MISSING
 // MISSING: error: {{.*}}missing.cu
 

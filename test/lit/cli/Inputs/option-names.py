@@ -48,6 +48,9 @@ EXTERNAL = {
     "--nvlink-options", "--optimize", "--output-directory", "--pre-include",
     "--resource-usage", "--shared", "--source-in-ptx", "--split-compile",
     "--static-global-template-stub", "--undefine-macro", "--use-fast-math",
+    "--restrict", "--expt",
+    # clang's driver mode, which picks nvcc's reading of the flags after --
+    "--driver-mode",
     # ncu's report sections
     "--section",
     # bench/torch_baselines.py, a script of this repository
