@@ -119,8 +119,10 @@ def prepare(corpus, work, datasets, specs):
             with open(src + ".astra.json", "w") as f:
                 json.dump(spec, f, indent=1)
                 f.write("\n")
+            # The directory is the work folder, where bench runs: clang-astra
+            # reads a relative file name against it after the parse as well.
             database.append({
-                "directory": os.path.dirname(os.path.abspath(src)),
+                "directory": os.path.abspath(work),
                 "file": os.path.abspath(src),
                 "arguments": ["clang++", "-x", "cuda", "-I" + os.path.join(os.path.abspath(dst), "utilities"),
                               "-D%s_DATASET" % ds.upper(), "-c", os.path.abspath(src)],
