@@ -238,26 +238,39 @@ def cmd_static(a):
         for f in files:
             spec = json.load(open(os.path.join(work, f + ".astra.json")))
             for kernel in spec["kernels"]:
-                p = subprocess.run([tool, "rewrite", "--passes=" + passes, "--explain",
-                                    "--kernel", kernel, "-p", work, f], cwd=work,
-                                   capture_output=True, text=True)
-                fired, refused = [], {}
-                for line in p.stderr.splitlines():
-                    m = EXPLAIN.match(line)
-                    if not m:
-                        continue
-                    name, what, why = m.group(4), m.group(5), m.group(6)
-                    if what == "fired":
-                        if name not in fired:
-                            fired.append(name)
-                    else:
-                        refused.setdefault(name, f"{why} (line {m.group(2)})")
-                if p.returncode != 0:
-                    err = p.stderr.strip().splitlines()[-1:] or ["?"]
-                    print(f"| {f.split('/', 1)[1]} | {kernel} | error | {err[0]} |")
+                # Passes run in order, each on the one before's output: a pass
+                # that fired changes what the later ones see. A second run
+                # without the passes that fired gives the others' view of the
+                # original kernel (what the planner's probe, one pass at a
+                # time, sees).
+                fired, refused, error = [], {}, None
+                todo = passes.split(",")
+                while todo and error is None:
+                    p = subprocess.run([tool, "rewrite", "--passes=" + ",".join(todo), "--explain",
+                                        "--kernel", kernel, "-p", work, f], cwd=work,
+                                       capture_output=True, text=True)
+                    if p.returncode != 0:
+                        error = (p.stderr.strip().splitlines() or ["?"])[-1]
+                        break
+                    now = []
+                    for line in p.stderr.splitlines():
+                        m = EXPLAIN.match(line)
+                        if not m:
+                            continue
+                        name, what, why = m.group(4), m.group(5), m.group(6)
+                        if what == "fired":
+                            if name not in fired:
+                                fired.append(name)
+                                now.append(name)
+                        else:
+                            refused[name] = f"{why} (line {m.group(2)})"
+                    todo = [n for n in todo if n not in fired] if now else []
+                if error is not None:
+                    print(f"| {f.split('/', 1)[1]} | {kernel} | error | {error} |")
                     continue
                 ref = "; ".join(f"**{n}**: {w}" for n, w in refused.items() if n not in fired)
-                print(f"| {f.split('/', 1)[1]} | {kernel} | {', '.join(fired) or '-'} | {ref} |")
+                print(f"| {f.split('/', 1)[1]} | {kernel} | {', '.join(fired) or '-'} | {ref} |",
+                      flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
