@@ -830,6 +830,20 @@ void ThreadCoarsenPass::run(PassContext &PC) {
   unsigned Sites = 0;
   std::string Where;
   std::set<unsigned> SeenLaunch;
+  // A local dim3 block variable is edited in its declaration only where that
+  // changes nothing but this kernel's launches: where its dimensions are
+  // spelled by macros (`dim3 block(BLOCK_X, BLOCK_Y)`), or where it also
+  // serves other kernels or the grid's arithmetic (`ceil(n / block.x)`),
+  // the launch's own block argument becomes `dim3(block.x, block.y / F,
+  // block.z)` and the variable stays.
+  std::map<const VarDecl *, unsigned> ThisKernelUses;
+  for (const CUDAKernelCallExpr *L : KL.chevrons()) {
+    const CallExpr *Config = L->getConfig();
+    const VarDecl *V = nullptr;
+    if (Config && Config->getNumArgs() >= 2 &&
+        blockDimExpr(Config->getArg(1), 0, V) && V)
+      ++ThisKernelUses[V];
+  }
   for (const CUDAKernelCallExpr *L : KL.chevrons()) {
     const CallExpr *Config = L->getConfig();
     SourceLocation LAt = L->getBeginLoc();
@@ -839,33 +853,67 @@ void ThreadCoarsenPass::run(PassContext &PC) {
     if (!BDims)
       return PC.refused(LAt, "the launch's block is not a compile-time "
                              "constant");
+    std::vector<TextEdit> DeclEdits;
+    std::string DeclFailure;
+    const VarDecl *BlockVar = nullptr;
     for (const CDim &D : CDims) {
       if ((*BDims)[D.Idx] % D.F)
         return PC.refused(LAt, std::string("the launch's block ") + D.Dim +
                                    " = " + std::to_string((*BDims)[D.Idx]) +
                                    " is not a multiple of " + D.By);
-      const VarDecl *BlockVar = nullptr;
+      BlockVar = nullptr;
       const Expr *X = blockDimExpr(Config->getArg(1), D.Idx, BlockVar);
-      if (!X)
-        return PC.refused(LAt, std::string("the launch's block ") + D.Dim +
-                                   " is not written as an argument to edit");
-      if (BlockVar) {
-        const auto *Fn = dyn_cast<FunctionDecl>(BlockVar->getDeclContext());
-        if (!Fn || !Fn->getBody() || mayModify(Fn->getBody(), BlockVar))
-          return PC.refused(BlockVar->getLocation(),
-                            "the block variable '" + BlockVar->getName() +
-                                "' may change");
-        if (D.Dim == CDims.front().Dim)
-          ++VarLaunches[BlockVar];
+      if (!X) {
+        DeclFailure = std::string("the launch's block ") + D.Dim +
+                      " is not written as an argument to edit";
+        break;
       }
       if (!Seen.insert(X->getBeginLoc().getRawEncoding()).second)
         continue; // Another instantiation of this launch, already edited.
       auto E = makeTokenEdit(PC, X->getSourceRange(),
                              "(" + PC.text(X->getSourceRange()) + ") / " +
                                  D.By);
-      if (!E)
-        return PC.refused(LAt, "the launch's block is not editable file text");
-      Out.push_back(*E);
+      if (!E) {
+        DeclFailure = "the launch's block is not editable file text";
+        break;
+      }
+      DeclEdits.push_back(*E);
+    }
+    bool Shared = false;
+    if (BlockVar) {
+      const auto *Fn = dyn_cast<FunctionDecl>(BlockVar->getDeclContext());
+      if (!Fn || !Fn->getBody() || mayModify(Fn->getBody(), BlockVar))
+        return PC.refused(BlockVar->getLocation(),
+                          "the block variable '" + BlockVar->getName() +
+                              "' may change");
+      Shared = referencesTo(Fn->getBody(), BlockVar).size() !=
+               ThisKernelUses[BlockVar];
+    }
+    if (BlockVar && (Shared || !DeclFailure.empty())) {
+      const Expr *A = writtenDim3(Config->getArg(1))->IgnoreParens();
+      if (!isa<DeclRefExpr>(A))
+        return PC.refused(LAt, "the launch's block is not the variable '" +
+                                   BlockVar->getName() + "' itself");
+      if (Seen.insert(A->getBeginLoc().getRawEncoding()).second) {
+        std::string N = PC.text(A->getSourceRange()), Dims3[3];
+        for (unsigned I = 0; I < 3; ++I)
+          Dims3[I] = N + "." + "xyz"[I];
+        for (const CDim &D : CDims)
+          Dims3[D.Idx] += " / " + D.By;
+        auto E = makeTokenEdit(PC, A->getSourceRange(),
+                               "dim3(" + Dims3[0] + ", " + Dims3[1] + ", " +
+                                   Dims3[2] + ")");
+        if (!E)
+          return PC.refused(LAt, "the launch's block is not editable file "
+                                 "text");
+        Out.push_back(*E);
+      }
+    } else if (!DeclFailure.empty()) {
+      return PC.refused(LAt, DeclFailure);
+    } else {
+      Out.insert(Out.end(), DeclEdits.begin(), DeclEdits.end());
+      if (BlockVar)
+        ++VarLaunches[BlockVar];
     }
     // Launches, not edits: two launches may share one block variable, and
     // a template's instantiations share one launch.
