@@ -831,18 +831,31 @@ void ThreadCoarsenPass::run(PassContext &PC) {
   std::string Where;
   std::set<unsigned> SeenLaunch;
   // A local dim3 block variable is edited in its declaration only where that
-  // changes nothing but this kernel's launches: where its dimensions are
-  // spelled by macros (`dim3 block(BLOCK_X, BLOCK_Y)`), or where it also
-  // serves other kernels or the grid's arithmetic (`ceil(n / block.x)`),
-  // the launch's own block argument becomes `dim3(block.x, block.y / F,
-  // block.z)` and the variable stays.
+  // changes nothing but this kernel's launches and the declaration spells
+  // the dimensions itself. Where macros spell them (`dim3 block(BLOCK_X,
+  // BLOCK_Y)`) or the variable also serves other kernels or the grid's
+  // arithmetic (`ceil(n / block.x)`), every launch of this kernel with it
+  // takes `dim3(block.x, block.y / F, block.z)` and the variable stays.
   std::map<const VarDecl *, unsigned> ThisKernelUses;
+  std::set<const VarDecl *> ArgRoute;
   for (const CUDAKernelCallExpr *L : KL.chevrons()) {
     const CallExpr *Config = L->getConfig();
     const VarDecl *V = nullptr;
-    if (Config && Config->getNumArgs() >= 2 &&
-        blockDimExpr(Config->getArg(1), 0, V) && V)
-      ++ThisKernelUses[V];
+    if (!Config || Config->getNumArgs() < 2 ||
+        !blockDimExpr(Config->getArg(1), 0, V) || !V)
+      continue;
+    ++ThisKernelUses[V];
+    for (const CDim &D : CDims) {
+      const VarDecl *W = nullptr;
+      const Expr *X = blockDimExpr(Config->getArg(1), D.Idx, W);
+      if (!X || !makeTokenEdit(PC, X->getSourceRange(), ""))
+        ArgRoute.insert(V);
+    }
+  }
+  for (const auto &[V, N] : ThisKernelUses) {
+    const auto *Fn = dyn_cast<FunctionDecl>(V->getDeclContext());
+    if (Fn && Fn->getBody() && referencesTo(Fn->getBody(), V).size() != N)
+      ArgRoute.insert(V);
   }
   for (const CUDAKernelCallExpr *L : KL.chevrons()) {
     const CallExpr *Config = L->getConfig();
@@ -853,47 +866,23 @@ void ThreadCoarsenPass::run(PassContext &PC) {
     if (!BDims)
       return PC.refused(LAt, "the launch's block is not a compile-time "
                              "constant");
-    std::vector<TextEdit> DeclEdits;
-    std::string DeclFailure;
-    const VarDecl *BlockVar = nullptr;
-    for (const CDim &D : CDims) {
+    for (const CDim &D : CDims)
       if ((*BDims)[D.Idx] % D.F)
         return PC.refused(LAt, std::string("the launch's block ") + D.Dim +
                                    " = " + std::to_string((*BDims)[D.Idx]) +
                                    " is not a multiple of " + D.By);
-      BlockVar = nullptr;
-      const Expr *X = blockDimExpr(Config->getArg(1), D.Idx, BlockVar);
-      if (!X) {
-        DeclFailure = std::string("the launch's block ") + D.Dim +
-                      " is not written as an argument to edit";
-        break;
-      }
-      if (!Seen.insert(X->getBeginLoc().getRawEncoding()).second)
-        continue; // Another instantiation of this launch, already edited.
-      auto E = makeTokenEdit(PC, X->getSourceRange(),
-                             "(" + PC.text(X->getSourceRange()) + ") / " +
-                                 D.By);
-      if (!E) {
-        DeclFailure = "the launch's block is not editable file text";
-        break;
-      }
-      DeclEdits.push_back(*E);
-    }
-    bool Shared = false;
-    if (BlockVar) {
-      const auto *Fn = dyn_cast<FunctionDecl>(BlockVar->getDeclContext());
-      if (!Fn || !Fn->getBody() || mayModify(Fn->getBody(), BlockVar))
-        return PC.refused(BlockVar->getLocation(),
-                          "the block variable '" + BlockVar->getName() +
+    const VarDecl *ArgVar = nullptr;
+    if (blockDimExpr(Config->getArg(1), 0, ArgVar) && ArgVar &&
+        ArgRoute.count(ArgVar)) {
+      const auto *Fn = dyn_cast<FunctionDecl>(ArgVar->getDeclContext());
+      if (!Fn || !Fn->getBody() || mayModify(Fn->getBody(), ArgVar))
+        return PC.refused(ArgVar->getLocation(),
+                          "the block variable '" + ArgVar->getName() +
                               "' may change");
-      Shared = referencesTo(Fn->getBody(), BlockVar).size() !=
-               ThisKernelUses[BlockVar];
-    }
-    if (BlockVar && (Shared || !DeclFailure.empty())) {
       const Expr *A = writtenDim3(Config->getArg(1))->IgnoreParens();
       if (!isa<DeclRefExpr>(A))
         return PC.refused(LAt, "the launch's block is not the variable '" +
-                                   BlockVar->getName() + "' itself");
+                                   ArgVar->getName() + "' itself");
       if (Seen.insert(A->getBeginLoc().getRawEncoding()).second) {
         std::string N = PC.text(A->getSourceRange()), Dims3[3];
         for (unsigned I = 0; I < 3; ++I)
@@ -904,16 +893,39 @@ void ThreadCoarsenPass::run(PassContext &PC) {
                                "dim3(" + Dims3[0] + ", " + Dims3[1] + ", " +
                                    Dims3[2] + ")");
         if (!E)
-          return PC.refused(LAt, "the launch's block is not editable file "
-                                 "text");
+          return PC.refused(LAt,
+                            "the launch's block is not editable file text");
         Out.push_back(*E);
       }
-    } else if (!DeclFailure.empty()) {
-      return PC.refused(LAt, DeclFailure);
-    } else {
-      Out.insert(Out.end(), DeclEdits.begin(), DeclEdits.end());
-      if (BlockVar)
-        ++VarLaunches[BlockVar];
+      if (SeenLaunch.insert(LAt.getRawEncoding()).second) {
+        ++Sites;
+        Where += (Where.empty() ? "" : ", ") + posText(PC, LAt);
+      }
+      continue;
+    }
+    for (const CDim &D : CDims) {
+      const VarDecl *BlockVar = nullptr;
+      const Expr *X = blockDimExpr(Config->getArg(1), D.Idx, BlockVar);
+      if (!X)
+        return PC.refused(LAt, std::string("the launch's block ") + D.Dim +
+                                   " is not written as an argument to edit");
+      if (BlockVar) {
+        const auto *Fn = dyn_cast<FunctionDecl>(BlockVar->getDeclContext());
+        if (!Fn || !Fn->getBody() || mayModify(Fn->getBody(), BlockVar))
+          return PC.refused(BlockVar->getLocation(),
+                            "the block variable '" + BlockVar->getName() +
+                                "' may change");
+        if (D.Dim == CDims.front().Dim)
+          ++VarLaunches[BlockVar];
+      }
+      if (!Seen.insert(X->getBeginLoc().getRawEncoding()).second)
+        continue; // Another instantiation of this launch, already edited.
+      auto E = makeTokenEdit(PC, X->getSourceRange(),
+                             "(" + PC.text(X->getSourceRange()) + ") / " +
+                                 D.By);
+      if (!E)
+        return PC.refused(LAt, "the launch's block is not editable file text");
+      Out.push_back(*E);
     }
     // Launches, not edits: two launches may share one block variable, and
     // a template's instantiations share one launch.

@@ -118,9 +118,9 @@ __global__ void macroblk(float *y, int n) {
   if (i < n && j < n)
     y[i * n + j] = 1.0f;
 }
-// EXPLAIN: tc.cu:[[@LINE-6]]:17: thread-coarsen: fired: block divided (y by 4) at 1 launch site ({{.*}}tc.cu:[[@LINE+6]]:3)
+// EXPLAIN: tc.cu:[[@LINE-6]]:17: thread-coarsen: fired: block divided (y by 4) at 2 launch sites ({{.*}}tc.cu:[[@LINE+6]]:3, {{.*}}tc.cu:[[@LINE+12]]:5)
 __global__ void other(float *y) { y[threadIdx.y * 32 + threadIdx.x] = 2.0f; }
-void launch_macroblk(float *y, int n) {
+void launch_macroblk(float *y, int n, bool twice) {
   dim3 block(DIM_X, DIM_Y);
   // CHECK: {{^}}  dim3 block(DIM_X, DIM_Y);
   dim3 grid((n + block.x - 1) / block.x, (n + block.y - 1) / block.y);
@@ -128,6 +128,23 @@ void launch_macroblk(float *y, int n) {
   // CHECK: {{^}}  macroblk<<<grid, dim3(block.x, block.y / 4, block.z)>>>(y, n);
   other<<<1, block>>>(y);
   // CHECK: {{^}}  other<<<1, block>>>(y);
+  // Every launch of this kernel with the variable, not only the first.
+  if (twice)
+    macroblk<<<grid, block>>>(y, n);
+  // CHECK: {{^}}    macroblk<<<grid, dim3(block.x, block.y / 4, block.z)>>>(y, n);
+}
+// A macro-spelled block variable for two launches of one kernel and nothing
+// else: both launches take the divided block.
+__global__ void macrotwo(float *y, int n) {
+  y[(blockIdx.y * blockDim.y + threadIdx.y) * n + threadIdx.x] = 1.0f;
+}
+// EXPLAIN: tc.cu:[[@LINE-3]]:17: thread-coarsen: fired: block divided (y by 4) at 2 launch sites
+void launch_macrotwo(float *y, int n) {
+  dim3 b(DIM_X, DIM_Y);
+  macrotwo<<<dim3(1, n / 8), b>>>(y, n);
+  // CHECK: {{^}}  macrotwo<<<dim3(1, n / 8), dim3(b.x, b.y / 4, b.z)>>>(y, n);
+  macrotwo<<<dim3(1, n / 8), b>>>(y + n * n, n);
+  // CHECK: {{^}}  macrotwo<<<dim3(1, n / 8), dim3(b.x, b.y / 4, b.z)>>>(y + n * n, n);
 }
 // Refused: the macro-spelled block changes after its declaration.
 __global__ void macrochg(float *y, int n) {
