@@ -18,6 +18,7 @@
 #                     PolyBench-ACC sources in $POLYBENCH_CORPUS (default: the
 #                     repository's git-ignored .corpus/polybench-acc, carried to the
 #                     machine), datasets $POLYBENCH_DATASETS (default standard),
+#                     the specs whose path holds a word of $POLYBENCH_ONLY (all if unset),
 #                     extra bench options $POLYBENCH_ARGS; the report folder packed as
 #                     $OUT/polybench.tar, $POLYBENCH_RESUME_FROM resuming as for bench
 set -u
@@ -81,6 +82,7 @@ for stage in "$@"; do
       --corpus "${POLYBENCH_CORPUS:-$top/.corpus/polybench-acc}" --specs "$A/kernels/polybench" \
       --clang-astra "$A/bin/clang-astra" --datasets "${POLYBENCH_DATASETS:-standard}" \
       --report "$OUT/polybench" --stop-after "${POLYBENCH_STOP_AFTER:-420}" $resume \
+      ${POLYBENCH_ONLY:+--only "$POLYBENCH_ONLY"} \
       -- ${POLYBENCH_ARGS:-} > "$OUT/polybench.md" 2> "$OUT/polybench.log"
     echo "polybench: exit $?"; tail -60 "$OUT/polybench.md"
     tar -cf "$OUT/polybench.tar" -C "$OUT" polybench && rm -rf "$OUT/polybench" ;;

@@ -14,9 +14,10 @@ the shape sets of that dataset (named `<dataset>` or `<dataset>_<what>`).
 A shape variable named like one of the dataset's macros must equal it: a
 spec that disagrees with the code is an error before anything runs.
 
-  polybench.py prepare --corpus DIR --work DIR [--datasets standard,large]
-  polybench.py bench   --corpus DIR --report DIR [--datasets ...] [--work DIR]
-                       [--clang-astra BIN] [--resume] [--stop-after S] [-- bench options]
+  polybench.py prepare --corpus DIR --work DIR [--datasets standard,large] [--only W,...]
+  polybench.py bench   --corpus DIR --report DIR [--datasets ...] [--only W,...]
+                       [--work DIR] [--clang-astra BIN] [--resume] [--stop-after S]
+                       [-- bench options]
   polybench.py summary REPORT_DIR
   polybench.py static  --corpus DIR [--clang-astra BIN] [--datasets standard]
 
@@ -57,13 +58,21 @@ def cuda_root(corpus):
                "under it or in it)")
 
 
-def spec_files(specs):
+def spec_files(specs, only=None):
+    """The specs under `specs`, relative to it; with `only` (comma-separated
+    words), those whose path contains one of them."""
     out = []
     for d, _, files in os.walk(specs):
         out += [os.path.join(d, f) for f in files if f.endswith(".cu.astra.json")]
     if not out:
         raise Fail(f"{specs}: no .cu.astra.json specs")
-    return sorted(os.path.relpath(p, specs) for p in out)
+    out = sorted(os.path.relpath(p, specs) for p in out)
+    if only:
+        words = [w for w in only.split(",") if w]
+        out = [p for p in out if any(w in p for w in words)]
+        if not out:
+            raise Fail(f"--only {only}: no spec under {specs} matches")
+    return out
 
 
 def dataset_macros(cuh, dataset):
@@ -96,11 +105,11 @@ def cut_spec(spec, dataset, spec_name, macros):
     return out
 
 
-def prepare(corpus, work, datasets, specs):
+def prepare(corpus, work, datasets, specs, only=None):
     """Copies of the tree per dataset with the cut specs beside the sources,
     and <work>/compile_commands.json; returns the .cu files, relative to work."""
     root = cuda_root(corpus)
-    names = spec_files(specs)
+    names = spec_files(specs, only)
     os.makedirs(work, exist_ok=True)
     database, files = [], []
     for ds in datasets:
@@ -151,7 +160,7 @@ def find_tool(arg):
 
 
 def cmd_prepare(a):
-    files = prepare(a.corpus, a.work, parse_datasets(a.datasets), a.specs)
+    files = prepare(a.corpus, a.work, parse_datasets(a.datasets), a.specs, a.only)
     print(f"{len(files)} files under {a.work} (compile database: "
           f"{os.path.join(a.work, 'compile_commands.json')})")
     for f in files:
@@ -163,8 +172,8 @@ def cmd_bench(a, extra):
     tool = find_tool(a.clang_astra)
     report = os.path.abspath(a.report)
     work = os.path.abspath(a.work or os.path.join(report, "work"))
-    prepare(a.corpus, work, datasets, a.specs)
-    cmd = [tool, "bench", *datasets, "--report", report, "-p", work]
+    files = prepare(a.corpus, work, datasets, a.specs, a.only)
+    cmd = [tool, "bench", *(files if a.only else datasets), "--report", report, "-p", work]
     if a.resume:
         cmd.append("--resume")
     if a.stop_after:
@@ -229,7 +238,7 @@ def cmd_static(a):
     tool = find_tool(a.clang_astra)
     work = tempfile.mkdtemp(prefix="polybench-static-")
     try:
-        files = prepare(a.corpus, work, datasets, a.specs)
+        files = prepare(a.corpus, work, datasets, a.specs, a.only)
         passes = subprocess.run([tool, "rewrite", "--list-passes"], capture_output=True,
                                 text=True, check=True).stdout
         passes = ",".join(line.split()[0] for line in passes.splitlines() if line.strip())
@@ -291,6 +300,8 @@ def main(argv):
                        help="the specs' tree (default: kernels/polybench beside this script)")
         p.add_argument("--datasets", default="standard" if name == "static" else "standard,large",
                        help="comma-separated PolyBench datasets")
+        p.add_argument("--only", help="comma-separated words: only the specs whose path "
+                       "holds one (e.g. gesummv,bicg)")
         if name == "prepare":
             p.add_argument("--work", required=True)
         if name in ("bench", "static"):
