@@ -830,6 +830,33 @@ void ThreadCoarsenPass::run(PassContext &PC) {
   unsigned Sites = 0;
   std::string Where;
   std::set<unsigned> SeenLaunch;
+  // A local dim3 block variable is edited in its declaration only where that
+  // changes nothing but this kernel's launches and the declaration spells
+  // the dimensions itself. Where macros spell them (`dim3 block(BLOCK_X,
+  // BLOCK_Y)`) or the variable also serves other kernels or the grid's
+  // arithmetic (`ceil(n / block.x)`), every launch of this kernel with it
+  // takes `dim3(block.x, block.y / F, block.z)` and the variable stays.
+  std::map<const VarDecl *, unsigned> ThisKernelUses;
+  std::set<const VarDecl *> ArgRoute;
+  for (const CUDAKernelCallExpr *L : KL.chevrons()) {
+    const CallExpr *Config = L->getConfig();
+    const VarDecl *V = nullptr;
+    if (!Config || Config->getNumArgs() < 2 ||
+        !blockDimExpr(Config->getArg(1), 0, V) || !V)
+      continue;
+    ++ThisKernelUses[V];
+    for (const CDim &D : CDims) {
+      const VarDecl *W = nullptr;
+      const Expr *X = blockDimExpr(Config->getArg(1), D.Idx, W);
+      if (!X || !makeTokenEdit(PC, X->getSourceRange(), ""))
+        ArgRoute.insert(V);
+    }
+  }
+  for (const auto &[V, N] : ThisKernelUses) {
+    const auto *Fn = dyn_cast<FunctionDecl>(V->getDeclContext());
+    if (Fn && Fn->getBody() && referencesTo(Fn->getBody(), V).size() != N)
+      ArgRoute.insert(V);
+  }
   for (const CUDAKernelCallExpr *L : KL.chevrons()) {
     const CallExpr *Config = L->getConfig();
     SourceLocation LAt = L->getBeginLoc();
@@ -839,11 +866,44 @@ void ThreadCoarsenPass::run(PassContext &PC) {
     if (!BDims)
       return PC.refused(LAt, "the launch's block is not a compile-time "
                              "constant");
-    for (const CDim &D : CDims) {
+    for (const CDim &D : CDims)
       if ((*BDims)[D.Idx] % D.F)
         return PC.refused(LAt, std::string("the launch's block ") + D.Dim +
                                    " = " + std::to_string((*BDims)[D.Idx]) +
                                    " is not a multiple of " + D.By);
+    const VarDecl *ArgVar = nullptr;
+    if (blockDimExpr(Config->getArg(1), 0, ArgVar) && ArgVar &&
+        ArgRoute.count(ArgVar)) {
+      const auto *Fn = dyn_cast<FunctionDecl>(ArgVar->getDeclContext());
+      if (!Fn || !Fn->getBody() || mayModify(Fn->getBody(), ArgVar))
+        return PC.refused(ArgVar->getLocation(),
+                          "the block variable '" + ArgVar->getName() +
+                              "' may change");
+      const Expr *A = writtenDim3(Config->getArg(1))->IgnoreParens();
+      if (!isa<DeclRefExpr>(A))
+        return PC.refused(LAt, "the launch's block is not the variable '" +
+                                   ArgVar->getName() + "' itself");
+      if (Seen.insert(A->getBeginLoc().getRawEncoding()).second) {
+        std::string N = PC.text(A->getSourceRange()), Dims3[3];
+        for (unsigned I = 0; I < 3; ++I)
+          Dims3[I] = N + "." + "xyz"[I];
+        for (const CDim &D : CDims)
+          Dims3[D.Idx] += " / " + D.By;
+        auto E = makeTokenEdit(PC, A->getSourceRange(),
+                               "dim3(" + Dims3[0] + ", " + Dims3[1] + ", " +
+                                   Dims3[2] + ")");
+        if (!E)
+          return PC.refused(LAt,
+                            "the launch's block is not editable file text");
+        Out.push_back(*E);
+      }
+      if (SeenLaunch.insert(LAt.getRawEncoding()).second) {
+        ++Sites;
+        Where += (Where.empty() ? "" : ", ") + posText(PC, LAt);
+      }
+      continue;
+    }
+    for (const CDim &D : CDims) {
       const VarDecl *BlockVar = nullptr;
       const Expr *X = blockDimExpr(Config->getArg(1), D.Idx, BlockVar);
       if (!X)

@@ -14,6 +14,13 @@
 #                     earlier call (fetched back, unpacked and carried to this one), the
 #                     run continues that scoreboard (`bench --resume`): a suite
 #                     too long for one call is measured as one scoreboard
+#           polybench `scripts/polybench.py bench` over kernels/polybench against the
+#                     PolyBench-ACC sources in $POLYBENCH_CORPUS (default: the
+#                     repository's git-ignored .corpus/polybench-acc, carried to the
+#                     machine), datasets $POLYBENCH_DATASETS (default standard),
+#                     the specs whose path holds a word of $POLYBENCH_ONLY (all if unset),
+#                     extra bench options $POLYBENCH_ARGS; the report folder packed as
+#                     $OUT/polybench.tar, $POLYBENCH_RESUME_FROM resuming as for bench
 set -u
 top="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${OUT:-$top/gpu-out}"
@@ -63,6 +70,22 @@ for stage in "$@"; do
     # The device tool returns at most 8 files per call: the report folder
     # (scoreboard.json is what --resume reads) travels as one file.
     tar -cf "$OUT/bench.tar" -C "$OUT" bench && rm -rf "$OUT/bench" ;;
+  polybench)
+    resume=""
+    if [ -n "${POLYBENCH_RESUME_FROM:-}" ]; then
+      mkdir -p "$OUT/polybench" && cp -r "$POLYBENCH_RESUME_FROM"/. "$OUT/polybench"/ && resume=--resume
+    fi
+    # bench's --stop-after ends the run inside the call's limit with the
+    # scoreboard written; timeout is the backstop.
+    # shellcheck disable=SC2086
+    timeout "${BENCH_TIMEOUT:-560}" python3 "$top/scripts/polybench.py" bench \
+      --corpus "${POLYBENCH_CORPUS:-$top/.corpus/polybench-acc}" --specs "$A/kernels/polybench" \
+      --clang-astra "$A/bin/clang-astra" --datasets "${POLYBENCH_DATASETS:-standard}" \
+      --report "$OUT/polybench" --stop-after "${POLYBENCH_STOP_AFTER:-420}" $resume \
+      ${POLYBENCH_ONLY:+--only "$POLYBENCH_ONLY"} \
+      -- ${POLYBENCH_ARGS:-} > "$OUT/polybench.md" 2> "$OUT/polybench.log"
+    echo "polybench: exit $?"; tail -60 "$OUT/polybench.md"
+    tar -cf "$OUT/polybench.tar" -C "$OUT" polybench && rm -rf "$OUT/polybench" ;;
   *) echo "unknown stage $stage" >&2; exit 2 ;;
   esac
   echo "$stage: $(( $(date +%s) - start )) s"

@@ -85,3 +85,9 @@ if shutil.which("patch"):
 # Runs a command as another uid without an account (util-linux).
 if shutil.which("setpriv"):
     config.available_features.add("setpriv")
+# PolyBench-ACC from the developers' corpus (not in the repository; CMake's
+# ASTRA_CORPUS_DIR): the tests of kernels/polybench need its sources.
+polybench = os.path.join(getattr(config, "astra_corpus_dir", ""), "polybench-acc")
+if os.path.isdir(os.path.join(polybench, "CUDA", "utilities")):
+    config.available_features.add("polybench-corpus")
+config.substitutions.append(("%polybench", polybench))

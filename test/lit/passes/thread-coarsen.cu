@@ -8,6 +8,8 @@
 // RUN: %clang-astra rewrite --passes=thread-coarsen -i %t.dir/tc.cu -- -std=c++17
 // RUN: FileCheck %s < %t.dir/tc.cu
 // RUN: FileCheck %s --check-prefix=SPEC < %t.dir/tc.cu.astra.json
+// The launch sites it rewrites are host code: the whole file still compiles.
+// RUN: %cuda-syntax-check %t.dir/tc.cu
 // -i divides the spec's block y the same way (kernels that refused keep theirs).
 // SPEC: "mm": {
 // SPEC: "launch": {"grid": ["cdiv(n, 16)", "cdiv(n, 16)", 1], "block": [16, 4, 1]},
@@ -103,6 +105,57 @@ void launch_twolaunch(float *y, bool twice) {
   twolaunch<<<1, block>>>(y);
   if (twice)
     twolaunch<<<1, block>>>(y);
+}
+
+// A block variable spelled by macros (PolyBench's `dim3 block(DIM_X, DIM_Y)`)
+// that also serves another kernel and the grid's arithmetic: the variable
+// stays, this kernel's launch takes the divided block as its own argument.
+#define DIM_X 32
+#define DIM_Y 8
+__global__ void macroblk(float *y, int n) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  const int i = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < n && j < n)
+    y[i * n + j] = 1.0f;
+}
+// EXPLAIN: tc.cu:[[@LINE-6]]:17: thread-coarsen: fired: block divided (y by 4) at 2 launch sites ({{.*}}tc.cu:[[@LINE+6]]:3, {{.*}}tc.cu:[[@LINE+12]]:5)
+__global__ void other(float *y) { y[threadIdx.y * 32 + threadIdx.x] = 2.0f; }
+void launch_macroblk(float *y, int n, bool twice) {
+  dim3 block(DIM_X, DIM_Y);
+  // CHECK: {{^}}  dim3 block(DIM_X, DIM_Y);
+  dim3 grid((n + block.x - 1) / block.x, (n + block.y - 1) / block.y);
+  macroblk<<<grid, block>>>(y, n);
+  // CHECK: {{^}}  macroblk<<<grid, dim3(block.x, block.y / 4, block.z)>>>(y, n);
+  other<<<1, block>>>(y);
+  // CHECK: {{^}}  other<<<1, block>>>(y);
+  // Every launch of this kernel with the variable, not only the first.
+  if (twice)
+    macroblk<<<grid, block>>>(y, n);
+  // CHECK: {{^}}    macroblk<<<grid, dim3(block.x, block.y / 4, block.z)>>>(y, n);
+}
+// A macro-spelled block variable for two launches of one kernel and nothing
+// else: both launches take the divided block.
+__global__ void macrotwo(float *y, int n) {
+  y[(blockIdx.y * blockDim.y + threadIdx.y) * n + threadIdx.x] = 1.0f;
+}
+// EXPLAIN: tc.cu:[[@LINE-3]]:17: thread-coarsen: fired: block divided (y by 4) at 2 launch sites
+void launch_macrotwo(float *y, int n) {
+  dim3 b(DIM_X, DIM_Y);
+  macrotwo<<<dim3(1, n / 8), b>>>(y, n);
+  // CHECK: {{^}}  macrotwo<<<dim3(1, n / 8), dim3(b.x, b.y / 4, b.z)>>>(y, n);
+  macrotwo<<<dim3(1, n / 8), b>>>(y + n * n, n);
+  // CHECK: {{^}}  macrotwo<<<dim3(1, n / 8), dim3(b.x, b.y / 4, b.z)>>>(y + n * n, n);
+}
+// Refused: the macro-spelled block changes after its declaration.
+__global__ void macrochg(float *y, int n) {
+  y[(blockIdx.y * blockDim.y + threadIdx.y) * n + threadIdx.x] = 1.0f;
+}
+void launch_macrochg(float *y, int n, bool big) {
+  dim3 block(DIM_X, DIM_Y);
+  if (big)
+    block.x = 64;
+  macrochg<<<dim3(1, n / 8), block>>>(y, n);
+  // EXPLAIN: tc.cu:[[@LINE-1]]:3: thread-coarsen: not applied: the launch's block is not a compile-time constant
 }
 
 // Refused: a warp shuffle relies on the hardware's grouping of threads.
