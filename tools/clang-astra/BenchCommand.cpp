@@ -189,9 +189,9 @@ static int runBench(const Session &S) {
                                   return Done.count(displayPath(F)) != 0;
                                 }),
                  Files->end());
-    note("bench: resuming " + Path("scoreboard.json") + ": " +
-         std::to_string(Before - Files->size()) + " of " +
-         std::to_string(Before) + " files already measured");
+    outcome("bench: resuming " + Path("scoreboard.json") + ": " +
+            std::to_string(Before - Files->size()) + " of " +
+            std::to_string(Before) + " files already measured");
     Earlier = std::move(*P);
   } else if (Resume) {
     note("bench: --resume: no scoreboard in " + Dir + " yet; starting one");
@@ -267,12 +267,12 @@ static int runBench(const Session &S) {
       bool One = Left.size() == 1;
       std::string Limit;
       raw_string_ostream(Limit) << format("%g", StopAfter.getValue());
-      note(formatv("bench: --stop-after {0}: {1:f0} s passed; {2} {3} not "
-                   "started ({4}); `bench --resume` with the same --report "
-                   "measures {5}",
-                   Limit, Elapsed, Left.size(), One ? "file" : "files",
-                   join(Left, ", "), One ? "it" : "them")
-               .str());
+      outcome(formatv("bench: --stop-after {0}: {1:f0} s passed; {2} {3} not "
+                      "started ({4}); `bench --resume` with the same --report "
+                      "measures {5}",
+                      Limit, Elapsed, Left.size(), One ? "file" : "files",
+                      join(Left, ", "), One ? "it" : "them")
+                  .str());
       break;
     }
     auto FileStart = std::chrono::steady_clock::now();

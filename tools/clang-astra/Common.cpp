@@ -50,8 +50,9 @@ cl::opt<bool> Verbose("verbose",
                       cl::desc("Show notes, warnings and dropped flags"),
                       cl::sub(cl::SubCommand::getAll()), cl::cat(AstraCategory));
 cl::opt<bool> Quiet("quiet",
-                    cl::desc("No notes and no progress lines (warnings and "
-                             "errors still show)"),
+                    cl::desc("No progress lines and no informational notes; "
+                             "warnings, errors and notes of what was written "
+                             "or left undone still show"),
                     cl::sub(cl::SubCommand::getAll()), cl::cat(AstraCategory));
 
 /// The arch of this machine's first GPU (what the optimizer times on and
@@ -114,7 +115,11 @@ int reportError(const Twine &Msg) {
 
 void note(const Twine &Msg) {
   if (!Quiet)
-    WithColor::note(errs(), "clang-astra") << Msg << "\n";
+    outcome(Msg);
+}
+
+void outcome(const Twine &Msg) {
+  WithColor::note(errs(), "clang-astra") << Msg << "\n";
 }
 
 int MessageLog::error(llvm::Error E) {

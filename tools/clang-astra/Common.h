@@ -41,6 +41,11 @@ int reportError(llvm::Error E);
 int reportError(const llvm::Twine &Msg);
 /// Prints "clang-astra: note: <msg>" unless --quiet.
 void note(const llvm::Twine &Msg);
+/// A note --quiet keeps: what the run did to the user's files, what it left
+/// for a later run, or what mode it fell back to. --quiet is for scripts
+/// and hooks (clang-tidy's sense: no progress or chatter), which still need
+/// to know that a file was rewritten or that work was left undone.
+void outcome(const llvm::Twine &Msg);
 void warning(const llvm::Twine &Msg);
 
 /// Messages of work that runs on another thread (`rewrite -j`), kept in

@@ -117,21 +117,22 @@ static int runOptimize(const Session &S) {
                            "candidates (--static runs the passes and the NVPTX "
                            "compile without one; see also --without-gpu)");
       case WithoutGpu::Static:
-        note("no GPU (" + Why +
-             "): running as --static (--without-gpu=static); nothing is "
-             "verified, timed or written");
+        outcome("no GPU (" + Why +
+                "): running as --static (--without-gpu=static); nothing "
+                "is verified, timed or written");
         Static = Req->Static = true;
         break;
       case WithoutGpu::Skip:
         // Results a GPU machine verified still apply; the rest waits.
         if (!Req->UseResultCache) {
-          note("no GPU (" + Why + "): the kernels of " + Twine(Files.size()) +
-               (Files.size() == 1 ? " file" : " files") +
-               " were skipped (--without-gpu=skip)");
+          outcome("no GPU (" + Why + "): the kernels of " +
+                  Twine(Files.size()) +
+                  (Files.size() == 1 ? " file" : " files") +
+                  " were skipped (--without-gpu=skip)");
           return 0;
         }
-        note("no GPU (" + Why + "): only cached results are applied "
-             "(--without-gpu=skip)");
+        outcome("no GPU (" + Why + "): only cached results are applied "
+                "(--without-gpu=skip)");
         Req->CacheOnly = true;
         break;
       }
@@ -270,7 +271,7 @@ static int runOptimize(const Session &S) {
         for (auto &[Path, Text] : Final) {
           if (Tested) { // Kept in place by the test.
             StartHash[Path] = sha256Hex(Text);
-            note("rewrote " + displayPath(Path));
+            outcome("rewrote " + displayPath(Path));
             continue;
           }
           std::string Want = sha256Hex(FO.Original[Path]);
@@ -287,7 +288,7 @@ static int runOptimize(const Session &S) {
             continue;
           }
           StartHash[Path] = sha256Hex(Text);
-          note("rewrote " + displayPath(Path));
+          outcome("rewrote " + displayPath(Path));
         }
       } else if (ShowDiff || Check) {
         FoundFaster = true;
@@ -330,7 +331,7 @@ static int runOptimize(const Session &S) {
       note("report written to " + Opts.ReportDir + "/report.md");
   }
   if (Check && Status == 0 && FoundFaster) {
-    note("verified faster code exists (--check); apply it with -i");
+    outcome("verified faster code exists (--check); apply it with -i");
     return CheckFoundFaster;
   }
   return Status;

@@ -77,7 +77,7 @@ Expected<bool> testRewrite(const OptimizeOptions &O, FileOutcome &FO,
   for (size_t I : Owners)
     FO.Kernels[I].Test = *Rec;
   if (Rec->passed()) {
-    note(Shown + ": the --test command " + Rec->summary());
+    outcome(Shown + ": the --test command " + Rec->summary());
     return true;
   }
   Reject("failed the --test command (" + Rec->Run.describe() + ")");
