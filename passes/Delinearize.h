@@ -13,9 +13,8 @@
 // channels and positions whose loads the compiler shares. Threads past the
 // edge compute the nearest element (clamped coordinates) and do not store,
 // so the kernel keeps no early return for thread-coarsen to trip on. On the
-// H100 (session 12, hand-written variants of conv1d,
-// docs/results/2026-11-23-h100-session12/call1): the 3-D grid alone 0.84x /
-// 1.31x (large, kb); with 8 channels x 2 positions per thread 3.73x / 5.36x.
+// H100 (hand-written variants of conv1d): the 3-D grid alone 0.84x / 1.31x
+// (large, kb); with 8 channels x 2 positions per thread 3.73x / 5.36x.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_PASSES_DELINEARIZE_H

@@ -1141,7 +1141,7 @@ LoopPlan Planner::plan(std::string &Why) {
       // warp's 32 of them hit 32 consecutive elements, in the chunks
       // elements VEC apart, so each instruction touches VEC times the
       // sectors (writes do not stay in L1 for the next element). Measured
-      // on the H100 (session 9): scatter_add's atomics chunked by 4 ran
+      // on the H100: scatter_add's atomics chunked by 4 ran
       // 0.42-0.49x. Scalar loads stay allowed: the next elements of the
       // chunk find their sectors in L1.
       if (Dirty.count(P) && !Buffers.empty()) {

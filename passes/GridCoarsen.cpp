@@ -274,7 +274,7 @@ void GridCoarsenPass::run(PassContext &PC) {
       VecWidth = VecWidth ? std::min(VecWidth, W) : W;
   }
   // Without vectorize, fewer blocks only take parallelism away from small
-  // grids (H100, session 6: sage_mean's 7 us shape set 0.51x, scatter_add's
+  // grids (H100: sage_mean's 7 us shape set 0.51x, scatter_add's
   // 0.78x at factor 4), so the pass then waits to be asked for a factor.
   if (VecWidth < 2 && !PC.options().Params.count("grid-coarsen.factor"))
     return PC.refused(Loc, "no loop that vectorize wrote: fewer blocks would "

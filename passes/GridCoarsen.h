@@ -9,10 +9,10 @@
 // takes that many elements. The optimizer divides the spec's launch the
 // same way (astra/Spec/LaunchTuning.h), so what is verified and timed is
 // what the launch sites do. On the H100, gelu's vectorized loop under the
-// original grid ran its large set at 0.80x of the original (session 5,
-// without index32); vectorized, with index32 and the grid divided by 4, at
-// 1.32x (session 6). The two runs differ in more than the grid, so how much
-// of that is the grid's is not measured.
+// original grid ran its large set at 0.80x of the original (without
+// index32); vectorized, with index32 and the grid divided by 4, at 1.32x.
+// The two runs (two builds) differ in more than the grid, so how much of
+// that is the grid's is not measured.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_PASSES_GRIDCOARSEN_H

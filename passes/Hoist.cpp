@@ -1005,7 +1005,7 @@ private:
   /// grid- or block-stride loop stays where it is. It costs nothing (the
   /// compiler keeps the special registers' product in a register anyway),
   /// and vectorize and grid-coarsen recognize such loops by it: hoisting it
-  /// kept gelu's combined pipeline from being vectorized (session 6).
+  /// kept gelu's combined pipeline from being vectorized.
   static bool isStrideStep(const Expr *Inc) {
     const auto *CA = dyn_cast<CompoundAssignOperator>(Inc->IgnoreParens());
     if (!CA || CA->getOpcode() != BO_AddAssign)

@@ -382,7 +382,7 @@ void RowsPerBlockPass::run(PassContext &PC) {
   }
   // After vectorize a thread moves astra_vec elements, so a row needs that
   // many times fewer threads: the block's x is divided by it by default.
-  // Without vectorize the pass waits to be asked (H100, session 10,
+  // Without vectorize the pass waits to be asked (H100,
   // merge_attn_states' prefill set: scalar rows of 128 threads, 4 rows per
   // block 0.93x, 8 rows 0.87x).
   if (!VecWidth && !PC.options().Params.count("rows-per-block.rows") &&

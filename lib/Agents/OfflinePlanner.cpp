@@ -52,14 +52,14 @@ const std::vector<PassTraits> &traits() {
       {"rows-per-block", 1, 7,
        "a row-per-block kernel takes several rows per block, each with as "
        "many threads as vectorize left it work for",
-       // H100, session 10 (hand-written merge_attn_states, prefill):
+       // H100 (hand-written merge_attn_states, prefill):
        // 4 rows 2.20x, 16 rows 2.15x, 32 rows 2.11x.
        {{{"rows-per-block.rows", "16"}}}},
       {"thread-coarsen", 3, 0,
        "each thread does the work of several threads of a 2-D block: what "
        "they load in common (a tile's row or column in shared memory) is "
        "loaded once for several multiply-adds, a register tile",
-       // H100, session 7 (sgemm, its pipeline): y4 1.21/2.00/2.04x on the
+       // H100 (sgemm, its pipeline): y4 1.21/2.00/2.04x on the
        // small/square/mlp sets; y8 0.81/2.15/2.10x; y4 x2 0.45/1.99/2.00x;
        // y4 x4 0.30/1.35/1.37x; y2 x2 0.68/1.72/1.74x. Fewer threads starve
        // a small grid, so the default is y4 and the variants stay near it.
@@ -68,11 +68,11 @@ const std::vector<PassTraits> &traits() {
        "a flat index split by divisions becomes a 3-D grid, so that "
        "thread-coarsen can give each thread several output channels and "
        "positions whose common loads are made once",
-       // H100, session 12 (conv1d, with thread-coarsen; small/kb/large):
+       // H100 (conv1d, with thread-coarsen; small/kb/large):
        // y4 x4 of 256 x 4 blocks 0.97/4.49/4.92x, y8 x2 of 128 x 8
        // 0.93/3.59/4.49x: the 5.5 us set wants blocks of one row. 64 x 8
        // with y8 (what Add gives a plan with both passes) 1.03/2.95/3.30x,
-       // the pass's defaults (128 x 4, y4) 1.03/2.72/2.77x (call 5).
+       // the pass's defaults (128 x 4, y4) 1.03/2.72/2.77x.
        {{{"delinearize.x", "128"},
          {"delinearize.y", "4"},
          {"thread-coarsen.y", "4"}},
@@ -251,7 +251,7 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
     } else if (Coarsens && !LaunchBoundSet) {
       // thread-coarsen's default of 4 rows per thread keeps small grids
       // fed; without them 8 (sgemm's 4096^3 and MLP sets: 2.15x / 2.10x
-      // against 2.00x / 2.04x, H100 session 7).
+      // against 2.00x / 2.04x on the H100).
       P.Params.emplace("thread-coarsen.y", "8");
     }
     if (Plans.size() >= MaxPlans || P.Passes.empty() || Tried(P))
@@ -330,8 +330,8 @@ std::vector<Plan> OfflinePlanner::propose(const PlanningState &S,
       // rows-per-block's blocks of several rows leave a few-row launch
       // with fewer blocks than SMs: on launch-bound sets the pipeline with
       // it lost where the one without it won (H100: silu_and_mul's decode
-      // 0.77x with it, 1.95x without in session 8; gelu_tanh_and_mul's
-      // 0.56x; merge_attn_states' 0.96x, sessions 13-14). Both go first.
+      // 0.77x with it, 1.95x without; gelu_tanh_and_mul's 0.56x;
+      // merge_attn_states' 0.96x). Both go first.
       if (LaunchBoundSet && is_contained(All.Passes, "rows-per-block")) {
         Plan NoRows;
         for (const std::string &P : All.Passes)

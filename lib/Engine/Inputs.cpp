@@ -494,7 +494,7 @@ generateOne(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
     // Rows in chunks of 32768 (about 800k edges at ogbn-products' average
     // degree) on all cores: on one core a 61M-edge graph's inputs took
     // 3.9 s per seed, three times the device's work on them (sample_neighbors
-    // hop3 on the H100, sixteenth session).
+    // hop3 on an H100).
     forEachChunk(
         Rows, deriveSeed(BufferSeed, "rows"),
         [&](Rng &CR, uint64_t First, uint64_t Last) {

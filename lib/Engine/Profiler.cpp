@@ -243,9 +243,9 @@ void profileRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
   // A B A B ...: both kernels see the same clocks and thermal state. The
   // untimed rounds last at least O.Warmup rounds and O.WarmupMs: on the
   // H100 a 5.6 us transpose was timed at 33.8 us, baseline and candidate
-  // alike, right after a 61 s verification during which the GPU sat idle
-  // (docs/results/2026-11-22-h100-session5, call 6); five launches of a
-  // microsecond kernel may not be time enough for idle clocks to come up.
+  // alike, right after a 61 s verification during which the GPU sat idle;
+  // five launches of a microsecond kernel may not be time enough for idle
+  // clocks to come up.
   auto WarmupStart = std::chrono::steady_clock::now();
   auto WarmedUp = [&](unsigned Iter) {
     if (Iter < O.Warmup)

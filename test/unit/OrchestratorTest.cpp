@@ -682,7 +682,7 @@ TEST(OfflinePlanner, DelinearizeThenThreadCoarsenFoldsTheBlocksRows) {
   // conv1d: thread-coarsen applies once delinearize has made the grid 3-D;
   // the two go right after restrict-const and late respectively, and a plan
   // with both gets 64 x 8 blocks whose 8 rows each thread takes (blocks of
-  // one row: H100, session 12, call 5); a variant's shape is kept.
+  // one row on the H100); a variant's shape is kept.
   KernelFacts F;
   F.ApplicablePasses = {{"restrict-const", {}}, {"delinearize", {}},
                         {"thread-coarsen", {}}, {"index32", {}}};

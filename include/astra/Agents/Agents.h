@@ -59,7 +59,7 @@ struct KernelFacts {
   /// shape-split's halves are optimized, the whole kernel's winner, so that
   /// a half starts where the unsplit run ended instead of spending its own
   /// time budget to find it again (rmsnorm's halves reached 1.31x against
-  /// 1.81x unsplit on the H100, session 13).
+  /// 1.81x unsplit on the H100).
   std::vector<KnownWinner> KnownWinners;
 };
 

@@ -30,7 +30,7 @@ struct OrchestratorOptions {
   /// When set, what every shape set must reach instead, MinSpeedup then
   /// applying to the geometric mean: 1.0 asks "not slower on any shape set,
   /// and faster overall" (a microsecond, launch-bound set cannot veto a
-  /// 1.3x gain elsewhere; gelu on the H100, session 6). At least 1.0.
+  /// 1.3x gain elsewhere, as gelu's did on the H100). At least 1.0.
   std::optional<double> MinShapeSpeedup;
   /// Stop when every shape set is at this share of the roofline or more.
   double RooflineStop = 0.95;

@@ -96,12 +96,11 @@ struct InputRequest {
 /// The inputs of a sequence of seeds, in order, each made while the caller
 /// works on the one before: on big shape sets a seed's inputs take as long
 /// to make on the host as the baseline's runs and transfers take on the
-/// device (about 1.8 s and 1.5 s a seed at 1.6 GB a buffer,
-/// docs/results/H100.md, fourteenth session), so a verification that
-/// overlaps the two spends about half the time. Given a job's runs one after
-/// another, the next run's first seed is made while the current run's last
-/// one runs. The values are generateInputs' for each request: only when they
-/// are made changes.
+/// device (about 1.8 s and 1.5 s a seed at 1.6 GB a buffer on an H100), so
+/// a verification that overlaps the two spends about half the time. Given a
+/// job's runs one after another, the next run's first seed is made while the
+/// current run's last one runs. The values are generateInputs' for each
+/// request: only when they are made changes.
 class InputPrefetcher {
 public:
   /// One run's seeds.
