@@ -180,8 +180,8 @@ static int runOptimize(const Session &S) {
       }
       KernelFound = true;
       if (FO.Skipped) {
-        note(displayPath(FO.File) + ": skipped: no GPU and no cached result "
-                                    "(--without-gpu=skip)");
+        outcome(displayPath(FO.File) +
+                ": skipped: no GPU and no cached result (--without-gpu=skip)");
         continue;
       }
       if (!FO.Error.empty()) {
