@@ -194,6 +194,9 @@ runDeviceCompile(const DeviceCompileRequest &Req) {
     // Nothing in a PCH depends on when it was built; leaving timestamps out
     // keeps equal inputs giving equal bytes.
     FE.IncludeTimestamps = false;
+    // Templates the runtime headers use are instantiated once, in the PCH,
+    // not again by every compile and parse that loads it.
+    Inv->getLangOpts().PCHInstantiateTemplates = true;
   }
   if (!Req.UsePch.empty())
     // ASTReader drops the -include of the wrapper itself: the PCH was built
