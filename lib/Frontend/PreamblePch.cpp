@@ -26,7 +26,8 @@ namespace astra {
 
 unsigned preambleSize(StringRef Text) {
   size_t I = 0, N = Text.size();
-  unsigned End = 0;
+  unsigned End = 0, Depth = 0;
+  bool SawInclude = false;
   // The end of the line at \p I, following backslash continuations.
   auto LineEnd = [&](size_t I) {
     while (I < N) {
@@ -74,11 +75,24 @@ unsigned preambleSize(StringRef Text) {
     if (Text.slice(I, Next).contains("/*") &&
         !Text.slice(I, Next).contains("*/"))
       break;
-    if (Name == "include") {
-      End = Next;
+    if (Name == "if" || Name == "ifdef" || Name == "ifndef") {
+      ++Depth;
+    } else if (Name == "elif" || Name == "elifdef" || Name == "elifndef" ||
+               Name == "else") {
+      if (!Depth)
+        break;
+    } else if (Name == "endif") {
+      if (!Depth)
+        break;
+      --Depth;
+    } else if (Name == "include") {
+      SawInclude = true;
     } else if (Name != "define" && Name != "undef" && Name != "pragma") {
       break;
     }
+    // Only whole conditional blocks: the PCH cannot end inside one.
+    if (!Depth && SawInclude)
+      End = Next;
     I = Next;
   }
   return End;

@@ -297,13 +297,14 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
   RewriteResult Result;
   // Every parse of the run: the first may build the preamble PCH, later
   // ones use it while the #include block and its headers are unchanged.
-  auto ParseCurrent = [&](const FileOverlay &Current, StringRef For) {
+  auto ParseCurrent = [&](const FileOverlay &Current, StringRef For,
+                          bool First) {
     ParseOptions PO;
     PO.Overlay = Current;
     PO.DiagOS = DiagOS;
     PO.RuntimePch = Req.RuntimePch;
     PO.UsePreamble = Req.Preamble;
-    PO.BuildPreamble = Req.Preamble && For.starts_with("input");
+    PO.BuildPreamble = Req.Preamble && First;
     auto PF = parseCuda(Req.Command, PO);
     if (PF) {
       const ParsedFile &P = **PF;
@@ -361,9 +362,10 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
   for (size_t PI = 0; PI < Pipeline.size(); ++PI) {
     Pass &P = *Pipeline[PI];
     if (!Parsed) {
-      auto PF = ParseCurrent(Current, ChangedBy.empty()
-                                          ? std::string("input")
-                                          : "output of " + ChangedBy);
+      auto PF = ParseCurrent(Current,
+                             ChangedBy.empty() ? std::string("input")
+                                               : "output of " + ChangedBy,
+                             ChangedBy.empty());
       if (!PF) {
         if (ChangedBy.empty())
           return PF.takeError();
@@ -479,7 +481,7 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
   // reach a user's file. (When the last passes changed nothing, the text
   // they parsed is the result, and it parsed.)
   if (!Parsed && !Result.Applied.empty()) {
-    auto PF = ParseCurrent(Current, "result (final check)");
+    auto PF = ParseCurrent(Current, "result (final check)", false);
     if (!PF)
       return createStringError(
           inconvertibleErrorCode(),

@@ -6,7 +6,7 @@ using namespace astra;
 
 namespace {
 
-TEST(PreamblePchTest, SizeEndsAfterTheLastIncludeOfTheLeadingBlock) {
+TEST(PreamblePchTest, SizeEndsAfterTheLeadingDirectives) {
   std::string Text = "// header comment\n"
                      "/* block\n   comment */\n"
                      "#include <cuda_runtime.h>\n"
@@ -16,14 +16,27 @@ TEST(PreamblePchTest, SizeEndsAfterTheLastIncludeOfTheLeadingBlock) {
                      "\n"
                      "__global__ void k() {}\n"
                      "#include \"late.h\"\n";
-  std::string Expected = Text.substr(0, Text.find("#pragma unroll"));
-  EXPECT_EQ(preambleSize(Text), Expected.size());
+  EXPECT_EQ(preambleSize(Text), Text.find("\n\n__global__") + 1);
+  // Directives before the first #include are part of it, not on their own.
+  EXPECT_EQ(preambleSize("#define A 1\n#include <a.h>\n#define B\nint x;"),
+            std::string("#define A 1\n#include <a.h>\n#define B\n").size());
 }
 
-TEST(PreamblePchTest, ConditionalsAndCodeEndThePreamble) {
-  // #if is not followed: what it guards may depend on the code after it.
-  EXPECT_EQ(preambleSize("#include <a.h>\n#ifdef X\n#include <b.h>\n#endif\n"),
-            std::string("#include <a.h>\n").size());
+TEST(PreamblePchTest, WholeConditionalBlocksOnly) {
+  std::string Guarded = "#ifdef _WIN32\n#define NOMINMAX\n#endif\n"
+                        "#include <a.h>\n#if X\n#include <b.h>\n#else\n"
+                        "#include <c.h>\n#endif\nint x;\n";
+  EXPECT_EQ(preambleSize(Guarded), Guarded.find("int x;"));
+  // Code inside a block ends the preamble before the block.
+  std::string Open = "#include <a.h>\n#ifdef X\nint y;\n#endif\n";
+  EXPECT_EQ(preambleSize(Open), std::string("#include <a.h>\n").size());
+  // A stray #endif or #else is not skipped.
+  EXPECT_EQ(preambleSize("#include <a.h>\n#endif\n"), 15u);
+  // Directives other than these end it (#error, #line, #include_next).
+  EXPECT_EQ(preambleSize("#include <a.h>\n#line 4\n#include <b.h>\n"), 15u);
+}
+
+TEST(PreamblePchTest, CodeOrNoIncludeMeansNoPreamble) {
   EXPECT_EQ(preambleSize("int x;\n#include <a.h>\n"), 0u);
   EXPECT_EQ(preambleSize("#define A 1\n__global__ void k() {}\n"), 0u);
   EXPECT_EQ(preambleSize(""), 0u);

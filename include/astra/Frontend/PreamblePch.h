@@ -1,7 +1,8 @@
 //===- PreamblePch.h - Precompiled preambles of CUDA files -----*- C++ -*-===//
 //
 // A file's preamble is its leading block of `#include` lines (with the
-// comments, blank lines, #define, #undef and #pragma lines among them). Real
+// comments, blank lines, #define, #undef, #pragma and #if...#endif blocks
+// of them among them). Real
 // CUDA files spend most of a parse there (thrust, CUB, PyTorch); the code
 // after it is what the tool works on. A preamble PCH holds the preamble
 // parsed once, chained on the runtime PCH (ParseOptions::RuntimePch), so a
@@ -30,9 +31,10 @@
 
 namespace astra {
 
-/// The length in bytes of \p Text's preamble: up to the end of the line of
-/// its last `#include` before the first line that is not a comment, blank,
-/// or an #include, #define, #undef or #pragma directive. 0 without one.
+/// The length in bytes of \p Text's preamble: its leading lines that are
+/// comments, blank, or #include, #define, #undef, #pragma and whole
+/// #if/#ifdef/#ifndef...#endif blocks of them, up to the end of the last
+/// such line outside a block (at least one #include before it; else 0).
 unsigned preambleSize(llvm::StringRef Text);
 
 /// \p Text with its first \p Size bytes blanked (spaces, line ends kept):
