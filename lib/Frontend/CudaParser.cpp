@@ -2,6 +2,7 @@
 #include "astra/Frontend/CudaParser.h"
 #include "CompatRepair.h"
 #include "astra/Frontend/CudaToolchain.h"
+#include "astra/Frontend/Invocation.h"
 #include "astra/Frontend/PreamblePch.h"
 
 #include "clang/Basic/DiagnosticOptions.h"
@@ -51,6 +52,19 @@ makeOverlayFileSystem(const FileOverlay &Overlay) {
 /// `template` keyword that lets clang see the call's arguments).
 static constexpr unsigned MaxRepairRounds = 8;
 
+std::shared_ptr<CompilerInvocation>
+makeInvocation(const std::vector<std::string> &Command,
+               IntrusiveRefCntPtr<DiagnosticsEngine> Diags,
+               IntrusiveRefCntPtr<vfs::FileSystem> VFS) {
+  std::vector<const char *> Argv;
+  for (const std::string &A : Command)
+    Argv.push_back(A.c_str());
+  CreateInvocationOptions CIOpts;
+  CIOpts.Diags = std::move(Diags);
+  CIOpts.VFS = std::move(VFS);
+  return createInvocation(Argv, CIOpts);
+}
+
 std::string pchStubPath(StringRef PchPath) {
   return (PchPath + ".stub.cu").str();
 }
@@ -81,13 +95,8 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
       Overlay[Pre->Stub] = Pre->StubText;
     }
     IntrusiveRefCntPtr<vfs::FileSystem> VFS = makeOverlayFileSystem(Overlay);
-    std::vector<const char *> Argv;
-    for (const std::string &A : Command)
-      Argv.push_back(A.c_str());
-    CreateInvocationOptions CIOpts;
-    CIOpts.Diags = PF.Diags;
-    CIOpts.VFS = VFS;
-    std::shared_ptr<CompilerInvocation> CI = createInvocation(Argv, CIOpts);
+    std::shared_ptr<CompilerInvocation> CI =
+        makeInvocation(Command, PF.Diags, VFS);
     if (!CI)
       return createStringError(inconvertibleErrorCode(),
                                "%s: cannot build a compiler invocation from the "
@@ -168,11 +177,14 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
     // preamble blanked.
     if (Pre) {
       Show(Rec);
+      // clang's messages for a PCH it cannot load ("malformed or corrupted
+      // precompiled file", "file ... has been modified since the
+      // precompiled header ... was built", "PCH file built from a
+      // different branch"...).
       for (const ErrorRecord &E : Rec.errors())
-        PreambleLoadFailed |= StringRef(E.Formatted).contains("PCH file") ||
-                              StringRef(E.Formatted).contains("AST file") ||
-                              StringRef(E.Formatted).contains(
-                                  "precompiled header");
+        PreambleLoadFailed |= StringRef(E.Formatted).contains("precompiled") ||
+                              StringRef(E.Formatted).contains("PCH file") ||
+                              StringRef(E.Formatted).contains("AST file");
       PreambleLoadFailed |= !PF->AST;
       return createStringError(inconvertibleErrorCode(),
                                "%s: %u error%s with the preamble PCH",

@@ -1,10 +1,10 @@
 //===- PreamblePch.cpp ----------------------------------------------------===//
 #include "astra/Frontend/PreamblePch.h"
+#include "astra/Frontend/Invocation.h"
 #include "astra/Support/FileIO.h"
 #include "astra/Support/Hash.h"
 
 #include "clang/Basic/DiagnosticOptions.h"
-#include "clang/Driver/CreateInvocationFromArgs.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendActions.h"
@@ -148,13 +148,8 @@ public:
     TextDiagnosticBuffer Client;
     auto Diags = makeIntrusiveRefCnt<DiagnosticsEngine>(
         DiagnosticIDs::create(), DiagOpts, &Client, /*ShouldOwnClient=*/false);
-    std::vector<const char *> Argv;
-    for (const std::string &A : Command)
-      Argv.push_back(A.c_str());
-    CreateInvocationOptions CIOpts;
-    CIOpts.Diags = Diags;
-    CIOpts.VFS = VFS;
-    std::shared_ptr<CompilerInvocation> Inv = createInvocation(Argv, CIOpts);
+    std::shared_ptr<CompilerInvocation> Inv =
+        makeInvocation(Command, Diags, VFS);
     if (!Inv || Diags->hasErrorOccurred())
       return createStringError(inconvertibleErrorCode(),
                                "cannot build an invocation for the preamble");
