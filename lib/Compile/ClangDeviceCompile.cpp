@@ -1,12 +1,12 @@
 //===- ClangDeviceCompile.cpp ---------------------------------------------===//
 #include "ClangDeviceCompile.h"
+#include "astra/Frontend/Invocation.h"
 #include "astra/Support/Hash.h"
 
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Basic/FileManager.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/CodeGen/CodeGenAction.h"
-#include "clang/Driver/CreateInvocationFromArgs.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/FrontendActions.h"
@@ -153,13 +153,8 @@ runDeviceCompile(const DeviceCompileRequest &Req) {
   auto Diags = makeIntrusiveRefCnt<DiagnosticsEngine>(
       DiagnosticIDs::create(), DiagOpts, &Client, /*ShouldOwnClient=*/false);
 
-  std::vector<const char *> Argv;
-  for (const std::string &A : Req.Command)
-    Argv.push_back(A.c_str());
-  CreateInvocationOptions CIOpts;
-  CIOpts.Diags = Diags;
-  CIOpts.VFS = VFS;
-  std::shared_ptr<CompilerInvocation> Inv = createInvocation(Argv, CIOpts);
+  std::shared_ptr<CompilerInvocation> Inv =
+      makeInvocation(Req.Command, Diags, VFS);
   if (!Inv || Diags->hasErrorOccurred())
     return compileError(Main, Client,
                         "cannot build a device compile from the command");
@@ -194,6 +189,9 @@ runDeviceCompile(const DeviceCompileRequest &Req) {
     // Nothing in a PCH depends on when it was built; leaving timestamps out
     // keeps equal inputs giving equal bytes.
     FE.IncludeTimestamps = false;
+    // Templates the runtime headers use are instantiated once, in the PCH,
+    // not again by every compile and parse that loads it.
+    Inv->getLangOpts().PCHInstantiateTemplates = true;
   }
   if (!Req.UsePch.empty())
     // ASTReader drops the -include of the wrapper itself: the PCH was built

@@ -173,7 +173,7 @@ public:
       std::vector<std::string> Flags = keyCommand(Req.Command);
       Flags.pop_back();
       std::string PchKey =
-          compileKey(Fingerprint + "pch\n", Flags, Opts.OptLevel, "");
+          compileKey(Fingerprint + "pch 2\n", Flags, Opts.OptLevel, "");
       SmallString<256> Pch(Dir);
       sys::path::append(Pch, "pch", PchKey + ".pch");
       if (ensurePch(Req, std::string(Pch), R.Notes)) {
@@ -302,7 +302,7 @@ std::string parsePch(const CudaToolchain &TC,
     return "";
   std::vector<std::string> Flags = keyCommand(DeviceCommand);
   Flags.pop_back();
-  std::string Key = compileKey(toolchainFingerprint(TC) + "parse-pch\n", Flags,
+  std::string Key = compileKey(toolchainFingerprint(TC) + "parse-pch 2\n", Flags,
                                /*OptLevel=*/0, "");
   SmallString<256> Pch(Dir);
   sys::path::append(Pch, "pch", Key + ".pch");

@@ -2,17 +2,22 @@
 #include "astra/Frontend/CudaParser.h"
 #include "CompatRepair.h"
 #include "astra/Frontend/CudaToolchain.h"
+#include "astra/Frontend/Invocation.h"
+#include "astra/Frontend/PreamblePch.h"
 
 #include "clang/Basic/DiagnosticOptions.h"
 #include "clang/Driver/CreateInvocationFromArgs.h"
 #include "clang/Frontend/CompilerInvocation.h"
 #include "clang/Frontend/TextDiagnosticPrinter.h"
+#include "clang/Lex/HeaderSearchOptions.h"
 #include "clang/Lex/PreprocessorOptions.h"
 #include "clang/Serialization/PCHContainerOperations.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/VirtualFileSystem.h"
+
+#include <chrono>
 
 using namespace llvm;
 using namespace clang;
@@ -47,6 +52,19 @@ makeOverlayFileSystem(const FileOverlay &Overlay) {
 /// `template` keyword that lets clang see the call's arguments).
 static constexpr unsigned MaxRepairRounds = 8;
 
+std::shared_ptr<CompilerInvocation>
+makeInvocation(const std::vector<std::string> &Command,
+               IntrusiveRefCntPtr<DiagnosticsEngine> Diags,
+               IntrusiveRefCntPtr<vfs::FileSystem> VFS) {
+  std::vector<const char *> Argv;
+  for (const std::string &A : Command)
+    Argv.push_back(A.c_str());
+  CreateInvocationOptions CIOpts;
+  CIOpts.Diags = std::move(Diags);
+  CIOpts.VFS = std::move(VFS);
+  return createInvocation(Argv, CIOpts);
+}
+
 std::string pchStubPath(StringRef PchPath) {
   return (PchPath + ".stub.cu").str();
 }
@@ -59,7 +77,8 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
   bool Colors = Opts.DiagOS && Opts.DiagOS->has_colors();
   auto ParseOnce = [](ParsedFile &PF, DiagnosticRecorder &Recorder,
                       const std::vector<std::string> &Command,
-                      FileOverlay Overlay, StringRef Pch) -> Error {
+                      FileOverlay Overlay, StringRef Pch,
+                      const Preamble *Pre) -> Error {
     PF.Diags = makeIntrusiveRefCnt<DiagnosticsEngine>(
         DiagnosticIDs::create(), *PF.DiagOpts, &Recorder,
         /*ShouldOwnClient=*/false);
@@ -69,14 +88,15 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
 
     if (!Pch.empty())
       Overlay.emplace(pchStubPath(Pch), "");
+    if (Pre) {
+      // The preamble comes from the PCH; the text after it is parsed at the
+      // offsets and lines it has in the file.
+      Overlay[Pre->MainFile] = Pre->Blanked;
+      Overlay[Pre->Stub] = Pre->StubText;
+    }
     IntrusiveRefCntPtr<vfs::FileSystem> VFS = makeOverlayFileSystem(Overlay);
-    std::vector<const char *> Argv;
-    for (const std::string &A : Command)
-      Argv.push_back(A.c_str());
-    CreateInvocationOptions CIOpts;
-    CIOpts.Diags = PF.Diags;
-    CIOpts.VFS = VFS;
-    std::shared_ptr<CompilerInvocation> CI = createInvocation(Argv, CIOpts);
+    std::shared_ptr<CompilerInvocation> CI =
+        makeInvocation(Command, PF.Diags, VFS);
     if (!CI)
       return createStringError(inconvertibleErrorCode(),
                                "%s: cannot build a compiler invocation from the "
@@ -99,6 +119,12 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
                                  CudaRuntimeWrapper.data());
       PPOpts.ImplicitPCHInclude = Pch.str();
       PF.UsedPch = true;
+      if (Pre) {
+        PPOpts.ImplicitPCHInclude = Pre->Pch;
+        // A header touched but unchanged still matches (PreamblePch.h).
+        CI->getHeaderSearchOpts().ValidateASTInputFilesContent = true;
+        PF.UsedPreamble = true;
+      }
     }
 
     auto FM = makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), VFS);
@@ -109,7 +135,8 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
   };
   // The repair rounds, with the runtime PCH when \p Pch names one; the
   // diagnostics go to \p DiagOS.
-  auto Parse = [&](StringRef Pch, raw_ostream *DiagOS)
+  bool PreambleLoadFailed = false;
+  auto Parse = [&](StringRef Pch, const Preamble *Pre, raw_ostream *DiagOS)
       -> Expected<std::unique_ptr<ParsedFile>> {
     DeviceView View;
     View.Files = Opts.Overlay;
@@ -131,7 +158,7 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
         Colors, *PF->DiagOpts, Opts.ShowWarnings, Repair);
     DiagnosticRecorder &Rec = *Recorder;
     PF->Printer = std::move(Recorder);
-    if (Error E = ParseOnce(*PF, Rec, Cmd, View.Files, Pch)) {
+    if (Error E = ParseOnce(*PF, Rec, Cmd, View.Files, Pch, Pre)) {
       Show(Rec);
       return E;
     }
@@ -141,7 +168,27 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
     if (N == 0) {
       Show(Rec);
       PF->View = std::move(View);
+      if (Pre) // The AST's buffer has the preamble blanked.
+        PF->View.Given[Pre->MainFile] =
+            Pre->StubText + Pre->Blanked.substr(Pre->Size);
       return PF;
+    }
+    // Repairs and host stubs are made on the text as parsed: not with the
+    // preamble blanked.
+    if (Pre) {
+      Show(Rec);
+      // clang's messages for a PCH it cannot load ("malformed or corrupted
+      // precompiled file", "file ... has been modified since the
+      // precompiled header ... was built", "PCH file built from a
+      // different branch"...).
+      for (const ErrorRecord &E : Rec.errors())
+        PreambleLoadFailed |= StringRef(E.Formatted).contains("precompiled") ||
+                              StringRef(E.Formatted).contains("PCH file") ||
+                              StringRef(E.Formatted).contains("AST file");
+      PreambleLoadFailed |= !PF->AST;
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: %u error%s with the preamble PCH",
+                               PF->MainFile.c_str(), N, N == 1 ? "" : "s");
     }
     // Repair what nvcc would have accepted, then parse again; a round that
     // finds nothing new to repair ends the repairs.
@@ -185,21 +232,65 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
                              PF->MainFile.c_str(), N, N == 1 ? "" : "s");
   }
   };
-  if (!Opts.RuntimePch.empty()) {
-    // Its diagnostics are held until the parse is known to stand.
+  auto Start = std::chrono::steady_clock::now();
+  std::vector<std::string> Notes;
+  auto Done = [&](Expected<std::unique_ptr<ParsedFile>> PF)
+      -> Expected<std::unique_ptr<ParsedFile>> {
+    if (PF) {
+      (*PF)->Notes = std::move(Notes);
+      (*PF)->Seconds = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - Start)
+                           .count();
+    }
+    return PF;
+  };
+  // Attempts whose diagnostics are held until the parse is known to stand:
+  // with the preamble PCH, then with the runtime PCH alone.
+  auto Try = [&](StringRef Pch, const Preamble *Pre)
+      -> std::optional<std::unique_ptr<ParsedFile>> {
     std::string Held;
     raw_string_ostream HeldOS(Held);
-    auto PF = Parse(Opts.RuntimePch, Opts.DiagOS ? &HeldOS : nullptr);
-    if (PF) {
-      if (Opts.DiagOS)
-        *Opts.DiagOS << Held;
-      return PF;
+    auto PF = Parse(Pch, Pre, Opts.DiagOS ? &HeldOS : nullptr);
+    if (!PF) {
+      consumeError(PF.takeError());
+      return std::nullopt;
+    }
+    if (Opts.DiagOS)
+      *Opts.DiagOS << Held;
+    return std::move(*PF);
+  };
+  std::optional<Preamble> Pre;
+  if (Opts.UsePreamble && !Opts.RuntimePch.empty())
+    Pre = findPreamble(Command, Opts.Overlay, Opts.RuntimePch,
+                       Opts.BuildPreamble, Notes);
+  if (Pre) {
+    if (auto PF = Try(Opts.RuntimePch, &*Pre)) {
+      Notes.push_back("parsed with the preamble PCH " + Pre->Pch);
+      return Done(std::move(*PF));
+    }
+    Notes.push_back("the preamble PCH " + Pre->Pch +
+                    " was not used: the parse with it has errors");
+    if (PreambleLoadFailed) {
+      rejectPreamble(*Pre, /*LoadFailed=*/true);
+      Notes.push_back("discarded the preamble PCH " + Pre->Pch +
+                      ": it does not load");
+    }
+  }
+  if (!Opts.RuntimePch.empty()) {
+    if (auto PF = Try(Opts.RuntimePch, nullptr)) {
+      // A PCH that did not load, or code that parses without the preamble
+      // PCH and not with it: the PCH is at fault (PreamblePch.h).
+      if (Pre && !PreambleLoadFailed && (*PF)->view().empty()) {
+        rejectPreamble(*Pre, /*LoadFailed=*/false);
+        Notes.push_back("set the preamble PCH " + Pre->Pch +
+                        " aside: the file parses without it, not with it");
+      }
+      return Done(std::move(*PF));
     }
     // A PCH that does not fit, or an error in the code: the parse without
     // it says which, with the only diagnostics shown.
-    consumeError(PF.takeError());
   }
-  return Parse("", Opts.DiagOS);
+  return Done(Parse("", nullptr, Opts.DiagOS));
 }
 
 std::optional<unsigned> originalOffset(const DeviceView &View, StringRef Path,

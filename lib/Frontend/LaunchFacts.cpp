@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <mutex>
 #include <set>
 
 using namespace clang;
@@ -831,19 +832,59 @@ std::optional<LaunchApi> launchApi(const FunctionDecl *FD,
   return std::nullopt;
 }
 
-class Finder : public RecursiveASTVisitor<Finder> {
+/// A launch found in the translation unit.
+struct FoundLaunch {
+  const Expr *E;
+  LaunchApi Api;
+  const CUDAKernelCallExpr *Chevron;
+  const FunctionDecl *Caller;
+};
+
+/// What the translation unit shows of one kernel: its launches, and its
+/// other uses (a function pointer made of it, a use in a template).
+struct KernelSites {
+  std::vector<FoundLaunch> Launches;
+  /// Non-dependent launches in a template's pattern: its instantiations
+  /// show them too (with their values); kept only if none does.
+  std::vector<FoundLaunch> PatternLaunches;
+  /// `<<<>>>` launches whose callee is still a name (a dependent call).
+  std::vector<const CUDAKernelCallExpr *> PatternChevrons;
+  struct Use {
+    const Expr *E;
+    bool InPattern;
+    unsigned Order; ///< Of the traversal: uses by decl and by name merge.
+  };
+  std::vector<Use> OtherUses;
+};
+
+/// The launches and uses of every kernel of a translation unit, from one
+/// traversal of it: a file of many kernels is traversed once, not once per
+/// kernel (with the CUDA headers, each traversal costs tens of
+/// milliseconds). Kernels are keyed by canonical declaration; dependent
+/// launches and uses, which name a kernel before it is resolved, by name.
+struct LaunchIndex {
+  DenseMap<const FunctionDecl *, KernelSites> ByKernel;
+  DenseMap<DeclarationName, KernelSites> ByName;
+};
+
+class SiteCollector : public RecursiveASTVisitor<SiteCollector> {
 public:
-  Finder(ASTContext &Ctx, const FunctionDecl *K)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), K(K->getCanonicalDecl()),
-        Name(K->getNameAsString()) {}
+  /// Collects the sites of the functions \p Wanted accepts (given a
+  /// canonical declaration).
+  SiteCollector(LaunchIndex &Index,
+                function_ref<bool(const FunctionDecl *)> Wanted)
+      : Index(Index), Wanted(Wanted) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
 
-  bool isKernel(const Decl *D) const {
+  /// The key of the kernel \p D refers to (an instantiation counts as its
+  /// pattern), or null when it is not a wanted function.
+  const FunctionDecl *kernelOf(const Decl *D) const {
     const auto *FD = dyn_cast_or_null<FunctionDecl>(D);
     if (!FD)
-      return false;
+      return nullptr;
     const FunctionDecl *P = FD->getTemplateInstantiationPattern();
-    return (P ? P : FD)->getCanonicalDecl() == K;
+    const FunctionDecl *C = (P ? P : FD)->getCanonicalDecl();
+    return Wanted(C) ? C : nullptr;
   }
 
   bool TraverseFunctionDecl(FunctionDecl *FD) { return inFunction(FD, [&] {
@@ -863,16 +904,15 @@ public:
 
   bool VisitCUDAKernelCallExpr(CUDAKernelCallExpr *E) {
     const Expr *Callee = E->getCallee()->IgnoreImplicit();
-    if (isKernel(E->getDirectCallee())) {
+    if (const FunctionDecl *K = kernelOf(E->getDirectCallee())) {
       Consumed.insert(Callee);
-      add(E, LaunchApi::Chevron, E);
+      add(K, E, LaunchApi::Chevron, E);
       return true;
     }
-    if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee))
-      if (ULE->getName().getAsString() == Name) {
-        Consumed.insert(Callee);
-        PatternChevrons.push_back(E);
-      }
+    if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(Callee)) {
+      Consumed.insert(Callee);
+      Index.ByName[ULE->getName()].PatternChevrons.push_back(E);
+    }
     return true;
   }
 
@@ -884,51 +924,103 @@ public:
     if (!Api)
       return true;
     if (const auto *DRE = dyn_cast_or_null<DeclRefExpr>(F))
-      if (isKernel(DRE->getDecl())) {
+      if (const FunctionDecl *K = kernelOf(DRE->getDecl())) {
         Consumed.insert(DRE);
-        add(E, *Api, nullptr);
+        add(K, E, *Api, nullptr);
       }
     return true;
   }
 
   bool VisitDeclRefExpr(DeclRefExpr *E) {
-    if (isKernel(E->getDecl()) && !Consumed.count(E))
-      OtherUses.push_back({E, dependent()});
+    if (const FunctionDecl *K = kernelOf(E->getDecl()))
+      if (!Consumed.count(E))
+        Index.ByKernel[K].OtherUses.push_back({E, dependent(), Order++});
     return true;
   }
 
   bool VisitOverloadExpr(OverloadExpr *E) {
-    if (E->getName().getAsString() == Name && !Consumed.count(E))
-      OtherUses.push_back({E, true});
+    if (!Consumed.count(E))
+      Index.ByName[E->getName()].OtherUses.push_back({E, true, Order++});
     return true;
   }
 
-  void add(const Expr *E, LaunchApi Api, const CUDAKernelCallExpr *Chevron) {
-    if (dependent()) {
-      // A non-dependent launch in a template's pattern: its instantiations
-      // show it too (with their values); kept only if none does.
-      PatternLaunches.push_back({E, Api, Chevron, Current});
-      return;
-    }
-    Launches.push_back({E, Api, Chevron, Current});
+private:
+  void add(const FunctionDecl *K, const Expr *E, LaunchApi Api,
+           const CUDAKernelCallExpr *Chevron) {
+    KernelSites &S = Index.ByKernel[K];
+    (dependent() ? S.PatternLaunches : S.Launches)
+        .push_back({E, Api, Chevron, Current});
   }
 
-  struct Found {
-    const Expr *E;
-    LaunchApi Api;
-    const CUDAKernelCallExpr *Chevron;
-    const FunctionDecl *Caller;
-  };
-  ASTContext &Ctx;
-  const SourceManager &SM;
-  const FunctionDecl *K;
-  std::string Name;
+  LaunchIndex &Index;
+  function_ref<bool(const FunctionDecl *)> Wanted;
   const FunctionDecl *Current = nullptr;
   SmallPtrSet<const Expr *, 8> Consumed;
-  std::vector<Found> Launches, PatternLaunches;
-  std::vector<const CUDAKernelCallExpr *> PatternChevrons;
-  std::vector<std::pair<const Expr *, bool>> OtherUses; ///< (use, in a pattern)
+  unsigned Order = 0;
 };
+
+/// Functions the shared index covers: every kernel. analyzeLaunches of any
+/// other function traverses the translation unit for it alone.
+bool isIndexed(const FunctionDecl *Canonical) {
+  return Canonical->hasAttr<CUDAGlobalAttr>();
+}
+
+/// The index of \p Ctx's translation unit, built on first use and freed
+/// with the context. The AST does not change after the parse, so the index
+/// stays true for the context's life.
+const LaunchIndex &launchIndex(ASTContext &Ctx) {
+  // Never destroyed: a context may outlive static destructors.
+  static auto *M = new std::mutex;
+  static auto *Indexes =
+      new DenseMap<const ASTContext *, std::unique_ptr<LaunchIndex>>;
+  {
+    std::lock_guard<std::mutex> L(*M);
+    auto It = Indexes->find(&Ctx);
+    if (It != Indexes->end())
+      return *It->second;
+  }
+  // Built outside the lock: threads (rewrite -j) parse contexts of their
+  // own, and one context is used by one thread.
+  auto Index = std::make_unique<LaunchIndex>();
+  SiteCollector(*Index, isIndexed).TraverseDecl(Ctx.getTranslationUnitDecl());
+  std::lock_guard<std::mutex> L(*M);
+  Ctx.AddDeallocation(
+      [](void *C) {
+        std::lock_guard<std::mutex> L(*M);
+        Indexes->erase(static_cast<const ASTContext *>(C));
+      },
+      &Ctx);
+  return *((*Indexes)[&Ctx] = std::move(Index));
+}
+
+/// The sites of \p Kernel: its own, and the dependent ones that name it.
+KernelSites sitesOf(ASTContext &Ctx, const FunctionDecl *Kernel) {
+  const FunctionDecl *K = Kernel->getCanonicalDecl();
+  LaunchIndex Own;
+  const LaunchIndex *Index = &Own;
+  if (isIndexed(K))
+    Index = &launchIndex(Ctx);
+  else
+    SiteCollector(Own, [&](const FunctionDecl *C) { return C == K; })
+        .TraverseDecl(Ctx.getTranslationUnitDecl());
+  KernelSites S;
+  auto Named = Index->ByName.find(Kernel->getDeclName());
+  auto Mine = Index->ByKernel.find(K);
+  if (Mine != Index->ByKernel.end())
+    S = Mine->second;
+  if (Named != Index->ByName.end()) {
+    S.PatternChevrons = Named->second.PatternChevrons;
+    std::vector<KernelSites::Use> Uses;
+    std::merge(S.OtherUses.begin(), S.OtherUses.end(),
+               Named->second.OtherUses.begin(), Named->second.OtherUses.end(),
+               std::back_inserter(Uses),
+               [](const KernelSites::Use &A, const KernelSites::Use &B) {
+                 return A.Order < B.Order;
+               });
+    S.OtherUses = std::move(Uses);
+  }
+  return S;
+}
 
 std::string posOf(const SourceManager &SM, SourceLocation L) {
   return makePos(SM, L).str();
@@ -982,8 +1074,7 @@ LaunchFacts analyzeLaunches(ASTContext &Ctx, const FunctionDecl *Kernel) {
     if (auto V = intFacts(LB->getMaxThreads(), Ctx).Constant)
       F.LaunchBoundsMax = *V;
 
-  Finder Fd(Ctx, Kernel);
-  Fd.TraverseDecl(Ctx.getTranslationUnitDecl());
+  KernelSites Fd = sitesOf(Ctx, Kernel);
   Locals Locs(Ctx);
 
   // Source locations the instantiations cover.
@@ -991,9 +1082,9 @@ LaunchFacts analyzeLaunches(ASTContext &Ctx, const FunctionDecl *Kernel) {
   for (const auto &L : Fd.Launches)
     Covered.insert(L.E->getBeginLoc().getRawEncoding());
   for (const auto &U : Fd.OtherUses)
-    if (!U.second)
-      Covered.insert(U.first->getBeginLoc().getRawEncoding());
-  std::vector<Finder::Found> All = Fd.Launches;
+    if (!U.InPattern)
+      Covered.insert(U.E->getBeginLoc().getRawEncoding());
+  std::vector<FoundLaunch> All = Fd.Launches;
   for (const auto &L : Fd.PatternLaunches)
     if (!Covered.count(L.E->getBeginLoc().getRawEncoding()))
       All.push_back(L);
@@ -1001,7 +1092,7 @@ LaunchFacts analyzeLaunches(ASTContext &Ctx, const FunctionDecl *Kernel) {
   // location gives one entry per instantiation: both are kept, their values
   // may differ).
 
-  for (const Finder::Found &L : All) {
+  for (const FoundLaunch &L : All) {
     LaunchFact LF;
     LF.Api = L.Api;
     LF.E = L.E;
@@ -1094,7 +1185,7 @@ LaunchFacts analyzeLaunches(ASTContext &Ctx, const FunctionDecl *Kernel) {
       F.HiddenLoc = Loc;
     }
   };
-  for (const auto &[Use, InPattern] : Fd.OtherUses) {
+  for (const auto &[Use, InPattern, Order] : Fd.OtherUses) {
     if (InPattern && Covered.count(Use->getBeginLoc().getRawEncoding()))
       continue;
     if (!F.AddressTaken)

@@ -295,6 +295,31 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
   std::string MainFile = absolute(Req.Command.back());
 
   RewriteResult Result;
+  // Every parse of the run: the first may build the preamble PCH, later
+  // ones use it while the #include block and its headers are unchanged.
+  auto ParseCurrent = [&](const FileOverlay &Current, StringRef For,
+                          bool First) {
+    ParseOptions PO;
+    PO.Overlay = Current;
+    PO.DiagOS = DiagOS;
+    PO.RuntimePch = Req.RuntimePch;
+    PO.UsePreamble = Req.Preamble;
+    PO.BuildPreamble = Req.Preamble && First;
+    auto PF = parseCuda(Req.Command, PO);
+    if (PF) {
+      const ParsedFile &P = **PF;
+      for (const std::string &N : P.notes())
+        Result.ParseNotes.push_back(N);
+      std::string Line = "parse of the " + For.str() + ": " +
+                         std::to_string(P.seconds()).substr(0, 4) + " s";
+      if (P.usedPreamble())
+        Line += " (preamble PCH)";
+      else if (P.usedRuntimePch())
+        Line += " (runtime PCH)";
+      Result.ParseNotes.push_back(Line);
+    }
+    return PF;
+  };
   // Current text of every file any pass touched (starting from the overlay).
   FileOverlay Current = Req.Overlay;
   for (auto &[Path, Text] : Req.Overlay)
@@ -337,11 +362,10 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
   for (size_t PI = 0; PI < Pipeline.size(); ++PI) {
     Pass &P = *Pipeline[PI];
     if (!Parsed) {
-      ParseOptions PO;
-      PO.Overlay = Current;
-      PO.DiagOS = DiagOS;
-      PO.RuntimePch = Req.RuntimePch;
-      auto PF = parseCuda(Req.Command, PO);
+      auto PF = ParseCurrent(Current,
+                             ChangedBy.empty() ? std::string("input")
+                                               : "output of " + ChangedBy,
+                             ChangedBy.empty());
       if (!PF) {
         if (ChangedBy.empty())
           return PF.takeError();
@@ -457,11 +481,7 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
   // reach a user's file. (When the last passes changed nothing, the text
   // they parsed is the result, and it parsed.)
   if (!Parsed && !Result.Applied.empty()) {
-    ParseOptions PO;
-    PO.Overlay = Current;
-    PO.DiagOS = DiagOS;
-    PO.RuntimePch = Req.RuntimePch;
-    auto PF = parseCuda(Req.Command, PO);
+    auto PF = ParseCurrent(Current, "result (final check)", false);
     if (!PF)
       return createStringError(
           inconvertibleErrorCode(),

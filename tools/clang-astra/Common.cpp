@@ -181,9 +181,20 @@ parseUserFile(StringRef File, const CudaToolchain &TC,
   PO.Overlay = Overlay;
   PO.ShowWarnings = Verbose;
   PO.RuntimePch = runtimePchFor(TC, *Cmd);
+  PO.UsePreamble = PO.BuildPreamble = true;
   auto PF = parseCuda(*Cmd, PO);
-  if (PF)
+  if (PF) {
+    if (Verbose) {
+      for (const std::string &N : (*PF)->notes())
+        note(N);
+      note("parsed " + displayPath(File) + " in " +
+           std::to_string((*PF)->seconds()).substr(0, 4) + " s" +
+           ((*PF)->usedPreamble()    ? " (preamble PCH)"
+            : (*PF)->usedRuntimePch() ? " (runtime PCH)"
+                                      : ""));
+    }
     reportView(File, (*PF)->view());
+  }
   return PF;
 }
 

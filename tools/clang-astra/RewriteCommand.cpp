@@ -285,6 +285,7 @@ static void computeRewrite(FileJob &J) {
   RewriteRequest Req;
   Req.Command = J.Command;
   Req.RuntimePch = J.RuntimePch;
+  Req.Preamble = true;
   Req.Passes = S->Passes;
   Req.Kernel = KernelName;
   Req.Options = S->Options;
@@ -310,6 +311,9 @@ static void computeRewrite(FileJob &J) {
   raw_string_ostream DiagOS(Diags);
   auto R = runRewrite(Req, &DiagOS);
   J.Log.text(DiagOS.str());
+  if (R && Verbose)
+    for (const std::string &N : R->ParseNotes)
+      J.Log.note(N);
   if (!R) {
     J.Status = J.Log.error(R.takeError());
     return;

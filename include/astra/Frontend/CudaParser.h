@@ -52,6 +52,13 @@ struct ParseOptions {
   /// the second a parse otherwise spends in them. A parse that fails with
   /// it is done again without it, so it only ever changes the speed.
   std::string RuntimePch;
+  /// Parse the file's leading #include block from a preamble PCH chained on
+  /// RuntimePch (PreamblePch.h) when one is cached for it; BuildPreamble
+  /// builds it when not. Only a parse that needs neither repairs nor skipped
+  /// host code uses it; any other is done again without it, so it only ever
+  /// changes the speed.
+  bool UsePreamble = false;
+  bool BuildPreamble = false;
 };
 
 /// A host-only function whose body clang rejects and the device view stubs.
@@ -126,6 +133,13 @@ public:
 
   /// Whether the parse loaded ParseOptions::RuntimePch.
   bool usedRuntimePch() const { return UsedPch; }
+  /// Whether the parse loaded a preamble PCH (ParseOptions::UsePreamble).
+  bool usedPreamble() const { return UsedPreamble; }
+  /// What a --verbose user wants to know: the preamble PCH built, used or
+  /// not used, and why.
+  const std::vector<std::string> &notes() const { return Notes; }
+  /// Wall time of parseCuda, every attempt and round included.
+  double seconds() const { return Seconds; }
 
 private:
   friend llvm::Expected<std::unique_ptr<ParsedFile>>
@@ -133,6 +147,9 @@ private:
             const ParseOptions &Opts);
   ParsedFile() = default;
   bool UsedPch = false;
+  bool UsedPreamble = false;
+  std::vector<std::string> Notes;
+  double Seconds = 0;
   std::shared_ptr<clang::DiagnosticOptions> DiagOpts;
   std::unique_ptr<clang::DiagnosticConsumer> Printer;
   llvm::IntrusiveRefCntPtr<clang::DiagnosticsEngine> Diags;

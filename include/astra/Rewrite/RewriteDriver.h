@@ -40,6 +40,9 @@ struct RewriteRequest {
   std::function<bool(llvm::StringRef)> MayEditHeader;
   /// A runtime-wrapper PCH for every parse (ParseOptions::RuntimePch).
   std::string RuntimePch;
+  /// Parse the file's #include block from a preamble PCH (CudaParser.h's
+  /// ParseOptions::UsePreamble), built by the first parse when missing.
+  bool Preamble = false;
 };
 
 struct RewriteResult {
@@ -54,6 +57,9 @@ struct RewriteResult {
   std::vector<std::string> Conflicts;
   /// Passes that changed something, in order.
   std::vector<std::string> Applied;
+  /// One line per parse (what it was for, its time, the PCH it used) and
+  /// the parses' notes, for --verbose.
+  std::vector<std::string> ParseNotes;
   /// How each kernel's launch sites changed (by qualified name): the block
   /// size block-size wrote and the grid divisor of grid-coarsen (0: not
   /// changed; a grid coarsened twice holds the product). `rewrite` and the
