@@ -914,6 +914,14 @@ Expected<std::string> CaptureDrafter::entry() {
   if (K.Decl != FD)
     IdxPattern.TraverseStmt(K.Decl->getBody());
 
+  // A spec names arguments.
+  for (const ParmVarDecl *P : FD->parameters())
+    if (P->getName().empty())
+      return createStringError(inconvertibleErrorCode(),
+                               "kernel '%s': parameter %u has no name; name "
+                               "it in the kernel (a spec names arguments)",
+                               T.Name.c_str(), P->getFunctionScopeIndex());
+
   // Scalars first: integer parameters become shape variables, the sizes
   // counts are written in.
   std::map<unsigned, Line> ArgLines;
@@ -923,11 +931,6 @@ Expected<std::string> CaptureDrafter::entry() {
     if (Ty->isPointerType())
       continue;
     std::string Name = P->getNameAsString(), Type = typeText(Ctx, Ty);
-    if (Name.empty())
-      return createStringError(inconvertibleErrorCode(),
-                               "kernel '%s': parameter %u has no name; name "
-                               "it in the kernel (a spec names arguments)",
-                               T.Name.c_str(), I);
     std::optional<SpecType> ST = specTypeOf(Ctx, Ty);
     if (!ST || ST->Any || ST->Lanes != 1) {
       ArgLines[I] = {quote(Name) + ": {\"value\": \"TODO\"}",
@@ -983,11 +986,6 @@ Expected<std::string> CaptureDrafter::entry() {
     if (!Ty->isPointerType())
       continue;
     std::string Name = P->getNameAsString(), Type = typeText(Ctx, Ty);
-    if (Name.empty())
-      return createStringError(inconvertibleErrorCode(),
-                               "kernel '%s': parameter %u has no name; name "
-                               "it in the kernel (a spec names arguments)",
-                               T.Name.c_str(), I);
     std::optional<SpecType> ST = specTypeOf(Ctx, Ty->getPointeeType());
     if (!ST) {
       ArgLines[I] = {quote(Name) + ": {\"dtype\": \"TODO\", \"count\": "
