@@ -11,6 +11,8 @@
 #include "clang/Basic/DiagnosticSema.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "clang/Lex/MacroInfo.h"
+#include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"
 
@@ -60,10 +62,14 @@ DiagnosticRecorder::DiagnosticRecorder(bool Colors, DiagnosticOptions &Opts,
 void DiagnosticRecorder::BeginSourceFile(const LangOptions &LO,
                                          const Preprocessor *PP) {
   LangOpts = LO;
+  this->PP = PP;
   Printer->BeginSourceFile(LO, PP);
 }
 
-void DiagnosticRecorder::EndSourceFile() { Printer->EndSourceFile(); }
+void DiagnosticRecorder::EndSourceFile() {
+  Printer->EndSourceFile();
+  PP = nullptr;
+}
 
 void DiagnosticRecorder::HandleDiagnostic(DiagnosticsEngine::Level L,
                                           const Diagnostic &Info) {
@@ -123,14 +129,80 @@ static StringRef quotedName(StringRef Message) {
   return Colons == StringRef::npos ? N : N.drop_front(Colons + 2);
 }
 
+/// Where `template` goes in \p Text, which starts with a qualified name
+/// `A<...>::B<...>::name<...>(`: before the last component, when it is
+/// followed by `<` and some component before it has template arguments (a
+/// dependent scope). None for anything else.
+static std::optional<size_t> memberTemplateNameOffset(StringRef Text) {
+  size_t I = 0;
+  auto SkipSpace = [&] {
+    while (I < Text.size() && isWhitespace(Text[I]))
+      ++I;
+  };
+  // The end of the balanced <...> starting at I, or npos.
+  auto SkipAngles = [&]() -> bool {
+    unsigned Depth = 0;
+    for (; I < Text.size(); ++I) {
+      char C = Text[I];
+      if (C == '<' || C == '(')
+        ++Depth;
+      else if ((C == '>' || C == ')') && --Depth == 0) {
+        ++I;
+        return true;
+      }
+    }
+    return false;
+  };
+  bool DependentScope = false;
+  for (unsigned Component = 0; Component < 16; ++Component) {
+    SkipSpace();
+    size_t Name = I;
+    while (I < Text.size() && (isAlnum(Text[I]) || Text[I] == '_'))
+      ++I;
+    if (I == Name || isDigit(Text[Name]))
+      return std::nullopt;
+    SkipSpace();
+    bool Args = I < Text.size() && Text[I] == '<';
+    if (Args && !SkipAngles())
+      return std::nullopt;
+    SkipSpace();
+    if (Text.substr(I).starts_with("::")) {
+      I += 2;
+      DependentScope |= Args;
+      continue;
+    }
+    if (Args && DependentScope && Component > 0)
+      return Name;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 bool DiagnosticRecorder::repairWithoutFixIt(const Diagnostic &Info) {
   // Clang reports a missing `template` found while instantiating (Sema's
   // err_template_kw_missing) at the start of the qualified name, without a
   // fix-it: the keyword goes before the member, after the last `::` that
   // precedes `NAME <` within the statement.
+  const SourceManager &SM = Info.getSourceManager();
+  // Clang can also take `X<T>::name < N > (args)` for comparisons and then
+  // fail on `X<T>::name` naming a member template, at the start of the
+  // qualified name, without saying which name.
+  if (Info.getID() == diag::err_ovl_unresolvable) {
+    SourceLocation L = Info.getLocation();
+    if (L.isInvalid() || L.isMacroID() || pathOf(SM, SM.getFileID(L)).empty())
+      return false;
+    StringRef Buf = SM.getBufferData(SM.getFileID(L));
+    StringRef Rest = Buf.substr(SM.getFileOffset(L), 512);
+    Rest = Rest.take_until([](char C) { return C == ';' || C == '{'; });
+    std::optional<size_t> At = memberTemplateNameOffset(Rest);
+    if (!At)
+      return false;
+    addEdit(SM, L.getLocWithOffset(*At), 0, "template ",
+            "added 'template' (nvcc accepts the code without it)");
+    return true;
+  }
   if (Info.getID() != diag::err_template_kw_missing)
     return false;
-  const SourceManager &SM = Info.getSourceManager();
   SmallString<128> Msg;
   Info.FormatDiagnostic(Msg);
   StringRef Name = quotedName(Msg);
@@ -164,9 +236,106 @@ bool DiagnosticRecorder::repairWithoutFixIt(const Diagnostic &Info) {
   return false;
 }
 
+/// `__host__`, `__device__`, or an object-like macro that expands to
+/// nothing but those (CCCL's `_CCCL_HOST_DEVICE`).
+bool DiagnosticRecorder::isTargetAttributeSpelling(StringRef Name,
+                                                   unsigned Depth) const {
+  if (Name == "__host__" || Name == "__device__")
+    return true;
+  if (!PP || Depth > 4)
+    return false;
+  auto It = PP->getIdentifierTable().find(Name);
+  const IdentifierInfo *II =
+      It == PP->getIdentifierTable().end() ? nullptr : It->getValue();
+  const MacroInfo *MI = II ? PP->getMacroInfo(II) : nullptr;
+  if (!MI || !MI->isObjectLike() || MI->getNumTokens() == 0)
+    return false;
+  for (const Token &T : MI->tokens())
+    if (!T.getIdentifierInfo() ||
+        !isTargetAttributeSpelling(T.getIdentifierInfo()->getName(),
+                                   Depth + 1))
+      return false;
+  return true;
+}
+
+bool DiagnosticRecorder::repairTargetRedeclaration(const Diagnostic &Info) {
+  // err_cuda_ovl_target: %0 the new declaration's target, %3 the earlier
+  // declaration (Device 0, Global 1, Host 2, HostDevice 3).
+  constexpr uint64_t Host = 2, HostDevice = 3;
+  if (Info.getNumArgs() < 4 ||
+      Info.getArgKind(3) != DiagnosticsEngine::ak_nameddecl ||
+      Info.getRawArg(0) != HostDevice || Info.getRawArg(2) != Host)
+    return false;
+  const auto *Old = dyn_cast_or_null<FunctionDecl>(
+      reinterpret_cast<const NamedDecl *>(Info.getRawArg(3)));
+  if (!Old || !Old->isExternC())
+    return false;
+  // nvcc makes the function __host__ __device__. Clang gets the same from
+  // the host declaration together with a __device__ one of the same name
+  // (its CUDA headers define __assert_fail, malloc, free, vprintf for the
+  // device), so the later declaration's target is dropped. Without such a
+  // twin the device side would lose the function: no repair.
+  bool DeviceTwin = false;
+  for (const NamedDecl *ND :
+       Old->getDeclContext()->getRedeclContext()->lookup(Old->getDeclName()))
+    if (const FunctionDecl *F = ND->getAsFunction())
+      DeviceTwin |= F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAHostAttr>();
+  if (!DeviceTwin)
+    return false;
+  const SourceManager &SM = Info.getSourceManager();
+  SourceLocation L = Info.getLocation();
+  if (L.isInvalid() || L.isMacroID())
+    return false;
+  FileID FID = SM.getFileID(L);
+  if (pathOf(SM, FID).empty())
+    return false;
+  StringRef Buf = SM.getBufferData(FID);
+  unsigned Off = SM.getFileOffset(L);
+  // The declaration starts after the last `;`, `{` or `}` before its name.
+  size_t Start = Buf.substr(0, Off).find_last_of(";{}");
+  Start = Start == StringRef::npos ? 0 : Start + 1;
+  Lexer Raw(SM.getLocForStartOfFile(FID), LangOpts, Buf.begin(),
+            Buf.begin() + Start, Buf.end());
+  std::vector<std::pair<unsigned, unsigned>> Targets;
+  Token Tok;
+  bool InDirective = false;
+  while (!Raw.LexFromRawLexer(Tok)) {
+    unsigned At = SM.getFileOffset(Tok.getLocation());
+    if (At >= Off)
+      break;
+    if (Tok.isAtStartOfLine())
+      InDirective = Tok.is(tok::hash);
+    if (InDirective || Tok.isNot(tok::raw_identifier))
+      continue;
+    if (isTargetAttributeSpelling(Tok.getRawIdentifier(), 0))
+      Targets.push_back({At, Tok.getLength()});
+  }
+  if (Targets.empty())
+    return false;
+  std::string Spelled;
+  for (auto [At, Len] : Targets)
+    Spelled += (Spelled.empty() ? "" : " ") + Buf.substr(At, Len).str();
+  std::string Name = Old->getNameAsString();
+  for (auto [At, Len] : Targets) {
+    SourceLocation TL = L.getLocWithOffset(int(At) - int(Off));
+    if (At == Targets.front().first)
+      addEdit(SM, TL, Len, "",
+              "removed '" + Spelled + "' from a redeclaration of '" + Name +
+                  "' (nvcc merges a __host__ __device__ redeclaration of a "
+                  "__host__ function; clang's __device__ '" +
+                  Name + "' is its device side)");
+    else
+      Edits.push_back({pathOf(SM, FID), At, Len, ""});
+  }
+  return true;
+}
+
 bool DiagnosticRecorder::repair(const Diagnostic &Info) {
   const SourceManager &SM = Info.getSourceManager();
   unsigned ID = Info.getID();
+  // Its fix-it ("did you mean to call it?") is not what nvcc does.
+  if (ID == diag::err_ovl_unresolvable)
+    return repairWithoutFixIt(Info);
   // EDG takes a dependent member template or type without the keyword the
   // standard asks for; clang says where the keyword goes.
   if (ID == diag::err_template_kw_missing ||
@@ -228,6 +397,8 @@ bool DiagnosticRecorder::repair(const Diagnostic &Info) {
     }
     return false;
   }
+  if (ID == diag::err_cuda_ovl_target)
+    return repairTargetRedeclaration(Info);
   // A kernel launched from device code: nvcc builds that do it pass
   // -rdc=true, which the flags given may not say.
   if (ID == diag::err_cuda_device_kernel_launch_require_rdc) {

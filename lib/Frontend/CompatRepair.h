@@ -79,11 +79,14 @@ public:
 private:
   bool repair(const clang::Diagnostic &Info);
   bool repairWithoutFixIt(const clang::Diagnostic &Info);
+  bool repairTargetRedeclaration(const clang::Diagnostic &Info);
+  bool isTargetAttributeSpelling(llvm::StringRef Name, unsigned Depth) const;
   void addEdit(const clang::SourceManager &SM, clang::SourceLocation At,
                unsigned Length, std::string NewText, std::string What);
 
   std::string Text;
   clang::LangOptions LangOpts;
+  const clang::Preprocessor *PP = nullptr;
   std::unique_ptr<llvm::raw_string_ostream> OS;
   std::unique_ptr<clang::TextDiagnosticPrinter> Printer;
   bool Warnings, DoRepair;

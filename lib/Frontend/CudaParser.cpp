@@ -173,9 +173,25 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
             Pre->StubText + Pre->Blanked.substr(Pre->Size);
       return PF;
     }
-    // Repairs and host stubs are made on the text as parsed: not with the
-    // preamble blanked.
+    // Repairs are made on the text as parsed: not with the preamble
+    // blanked. Host stubs lie in bodies after the preamble, at the same
+    // offsets in the file's own text.
     if (Pre) {
+      std::optional<HostTriage> T;
+      if (PF->AST && Opts.TolerateHostErrors)
+        T = triageHostErrors(PF->context(), Rec.errors());
+      if (T) {
+        std::string Text = Pre->StubText + Pre->Blanked.substr(Pre->Size);
+        if (T->Texts.count(Pre->MainFile))
+          T->Texts[Pre->MainFile] = Text;
+        if (Opts.ShowWarnings)
+          Show(Rec);
+        applyEdits(View.Files, T->Stubs, T->Texts);
+        View.Skipped = std::move(T->Skipped);
+        PF->View = std::move(View);
+        PF->View.Given[Pre->MainFile] = std::move(Text);
+        return PF;
+      }
       Show(Rec);
       // clang's messages for a PCH it cannot load ("malformed or corrupted
       // precompiled file", "file ... has been modified since the
