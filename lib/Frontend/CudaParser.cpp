@@ -136,10 +136,14 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
   // The repair rounds, with the runtime PCH when \p Pch names one; the
   // diagnostics go to \p DiagOS.
   bool PreambleLoadFailed = false;
-  auto Parse = [&](StringRef Pch, const Preamble *Pre, raw_ostream *DiagOS)
+  auto Parse = [&](StringRef Pch, const Preamble *Pre, raw_ostream *DiagOS,
+                   const DeviceView *Start)
       -> Expected<std::unique_ptr<ParsedFile>> {
     DeviceView View;
-    View.Files = Opts.Overlay;
+    if (Start)
+      View = *Start;
+    else
+      View.Files = Opts.Overlay;
     auto Show = [&](const DiagnosticRecorder &R) {
       if (DiagOS)
         *DiagOS << R.text();
@@ -169,8 +173,8 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
       Show(Rec);
       PF->View = std::move(View);
       if (Pre) // The AST's buffer has the preamble blanked.
-        PF->View.Given[Pre->MainFile] =
-            Pre->StubText + Pre->Blanked.substr(Pre->Size);
+        PF->View.Given.try_emplace(Pre->MainFile,
+                                   Pre->StubText + Pre->Blanked.substr(Pre->Size));
       return PF;
     }
     // Repairs are made on the text as parsed: not with the preamble
@@ -189,7 +193,7 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
         applyEdits(View.Files, T->Stubs, T->Texts);
         View.Skipped = std::move(T->Skipped);
         PF->View = std::move(View);
-        PF->View.Given[Pre->MainFile] = std::move(Text);
+        PF->View.Given.try_emplace(Pre->MainFile, std::move(Text));
         return PF;
       }
       Show(Rec);
@@ -262,11 +266,12 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
   };
   // Attempts whose diagnostics are held until the parse is known to stand:
   // with the preamble PCH, then with the runtime PCH alone.
-  auto Try = [&](StringRef Pch, const Preamble *Pre)
+  auto Try = [&](StringRef Pch, const Preamble *Pre,
+                 const DeviceView *Start = nullptr)
       -> std::optional<std::unique_ptr<ParsedFile>> {
     std::string Held;
     raw_string_ostream HeldOS(Held);
-    auto PF = Parse(Pch, Pre, Opts.DiagOS ? &HeldOS : nullptr);
+    auto PF = Parse(Pch, Pre, Opts.DiagOS ? &HeldOS : nullptr, Start);
     if (!PF) {
       consumeError(PF.takeError());
       return std::nullopt;
@@ -275,12 +280,26 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
       *Opts.DiagOS << Held;
     return std::move(*PF);
   };
+  // A file whose headers needed repairs uses a preamble PCH built from the
+  // repaired text, while the files the repairs were made to are unchanged.
+  std::optional<DeviceView> Recorded;
+  if (Repair && Opts.UsePreamble && !Opts.RuntimePch.empty())
+    Recorded = loadRepairs(Command, Opts.Overlay, Opts.RuntimePch);
+  auto WithFlags = [&](const DeviceView &V) {
+    std::vector<std::string> Cmd = Command;
+    Cmd.insert(Cmd.end() - 1, V.ExtraFlags.begin(), V.ExtraFlags.end());
+    return Cmd;
+  };
   std::optional<Preamble> Pre;
   if (Opts.UsePreamble && !Opts.RuntimePch.empty())
-    Pre = findPreamble(Command, Opts.Overlay, Opts.RuntimePch,
-                       Opts.BuildPreamble, Notes);
+    Pre = Recorded ? findPreamble(WithFlags(*Recorded),
+                                  repairedOverlay(Opts.Overlay, *Recorded),
+                                  Opts.RuntimePch, Opts.BuildPreamble, Notes,
+                                  "repaired")
+                   : findPreamble(Command, Opts.Overlay, Opts.RuntimePch,
+                                  Opts.BuildPreamble, Notes);
   if (Pre) {
-    if (auto PF = Try(Opts.RuntimePch, &*Pre)) {
+    if (auto PF = Try(Opts.RuntimePch, &*Pre, Recorded ? &*Recorded : nullptr)) {
       Notes.push_back("parsed with the preamble PCH " + Pre->Pch);
       return Done(std::move(*PF));
     }
@@ -301,12 +320,24 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
         Notes.push_back("set the preamble PCH " + Pre->Pch +
                         " aside: the file parses without it, not with it");
       }
+      const DeviceView &V = (*PF)->view();
+      if (Repair && Opts.UsePreamble && Opts.BuildPreamble &&
+          (!V.RepairEdits.empty() || !V.ExtraFlags.empty())) {
+        saveRepairs(Command, Opts.RuntimePch, V);
+        std::vector<std::string> BuildNotes;
+        if (findPreamble(WithFlags(V), repairedOverlay(Opts.Overlay, V),
+                         Opts.RuntimePch, /*Build=*/true, BuildNotes,
+                         "repaired"))
+          Notes.push_back("recorded the repairs for a preamble PCH of the "
+                          "repaired text");
+        Notes.insert(Notes.end(), BuildNotes.begin(), BuildNotes.end());
+      }
       return Done(std::move(*PF));
     }
     // A PCH that does not fit, or an error in the code: the parse without
     // it says which, with the only diagnostics shown.
   }
-  return Done(Parse("", nullptr, Opts.DiagOS));
+  return Done(Parse("", nullptr, Opts.DiagOS, nullptr));
 }
 
 std::optional<unsigned> originalOffset(const DeviceView &View, StringRef Path,

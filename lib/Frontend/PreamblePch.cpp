@@ -13,8 +13,10 @@
 #include "clang/Lex/PreprocessorOptions.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/xxhash.h"
 
 #include <chrono>
@@ -132,6 +134,30 @@ static bool depsUnchanged(StringRef Deps, vfs::FileSystem &FS) {
   return true;
 }
 
+/// The key of what decides how \p Command parses besides the files it
+/// reads (those are in a manifest): its flags, the working directory, the
+/// file's folder, the runtime PCH and \p Text.
+static std::optional<std::string>
+commandKey(StringRef Kind, const std::vector<std::string> &Command,
+           StringRef Main, StringRef RuntimePch, StringRef Text) {
+  SmallString<256> Cwd;
+  if (sys::fs::current_path(Cwd))
+    return std::nullopt;
+  std::string KeyText = Kind.str() + "\n";
+  for (size_t I = 0; I + 1 < Command.size(); ++I) {
+    StringRef A(Command[I]);
+    // Warning flags do not change the AST (--verbose adds one).
+    if (A == "-w" || (A.starts_with("-W") && !A.starts_with("-Wp,") &&
+                      !A.starts_with("-Wa,") && !A.starts_with("-Wl,")))
+      continue;
+    KeyText += A.str() + '\0';
+  }
+  KeyText += "\ncwd=" + Cwd.str().str() + "\ndir=" +
+             sys::path::parent_path(Main).str() + "\nruntime=" +
+             RuntimePch.str() + "\n" + Text.str();
+  return sha256Hex(KeyText);
+}
+
 namespace {
 /// Builds one preamble PCH.
 class PreambleBuilder {
@@ -233,7 +259,8 @@ private:
 std::optional<Preamble> findPreamble(const std::vector<std::string> &Command,
                                      const FileOverlay &Overlay,
                                      StringRef RuntimePch, bool Build,
-                                     std::vector<std::string> &Notes) {
+                                     std::vector<std::string> &Notes,
+                                     StringRef Variant) {
   if (RuntimePch.empty() || Command.size() < 2)
     return std::nullopt;
   IntrusiveRefCntPtr<vfs::FileSystem> VFS = makeOverlayFileSystem(Overlay);
@@ -254,24 +281,12 @@ std::optional<Preamble> findPreamble(const std::vector<std::string> &Command,
   P.MainFile = std::string(Main);
   P.Blanked = blankPreamble(Text, P.Size);
 
-  // The key: what decides how the preamble parses, besides the files it
-  // reads (those are in the manifest).
-  SmallString<256> Cwd;
-  if (sys::fs::current_path(Cwd))
+  std::optional<std::string> K = commandKey(
+      Variant.empty() ? "astra-preamble 1" : ("astra-preamble 1 " + Variant).str(),
+      Command, Main, RuntimePch, P.StubText);
+  if (!K)
     return std::nullopt;
-  std::string KeyText = "astra-preamble 1\n";
-  for (size_t I = 0; I + 1 < Command.size(); ++I) {
-    StringRef A(Command[I]);
-    // Warning flags do not change the AST (--verbose adds one).
-    if (A == "-w" || (A.starts_with("-W") && !A.starts_with("-Wp,") &&
-                      !A.starts_with("-Wa,") && !A.starts_with("-Wl,")))
-      continue;
-    KeyText += A.str() + '\0';
-  }
-  KeyText += "\ncwd=" + Cwd.str().str() + "\ndir=" +
-             sys::path::parent_path(Main).str() + "\nruntime=" +
-             RuntimePch.str() + "\n" + P.StubText;
-  std::string Key = sha256Hex(KeyText);
+  std::string Key = *K;
   SmallString<256> Pch(sys::path::parent_path(RuntimePch));
   sys::path::append(Pch, Key + ".preamble.pch");
   P.Pch = std::string(Pch);
@@ -316,6 +331,159 @@ std::optional<Preamble> findPreamble(const std::vector<std::string> &Command,
                   std::to_string(P.Size) + " bytes of " + Main.str().str() +
                   ") in " + std::to_string(S).substr(0, 4) + " s");
   return P;
+}
+
+/// \p Text with \p Rounds of edits applied, each round's ascending offsets
+/// into the text of the round before.
+static std::string applyRounds(std::string Text,
+                               const std::vector<std::vector<TextEdit>> &Rounds) {
+  for (const std::vector<TextEdit> &Round : Rounds)
+    for (auto E = Round.rbegin(); E != Round.rend(); ++E)
+      if (E->Offset + E->Length <= Text.size())
+        Text.replace(E->Offset, E->Length, E->Text);
+  return Text;
+}
+
+FileOverlay repairedOverlay(const FileOverlay &Overlay, const DeviceView &View) {
+  FileOverlay Files = Overlay;
+  for (const auto &[Path, Rounds] : View.RepairEdits) {
+    auto Given = View.Given.find(Path);
+    if (Given != View.Given.end())
+      Files[Path] = applyRounds(Given->second, Rounds);
+  }
+  return Files;
+}
+
+/// Where saveRepairs keeps its record for \p Command; none without a
+/// working directory.
+static std::optional<std::string>
+repairsPath(const std::vector<std::string> &Command, StringRef RuntimePch) {
+  if (RuntimePch.empty() || Command.size() < 2)
+    return std::nullopt;
+  SmallString<256> Main(Command.back());
+  sys::fs::make_absolute(Main);
+  sys::path::remove_dots(Main, /*remove_dot_dot=*/true);
+  std::optional<std::string> Key =
+      commandKey("astra-repairs 1", Command, Main, RuntimePch, Main);
+  if (!Key)
+    return std::nullopt;
+  SmallString<256> P(sys::path::parent_path(RuntimePch));
+  sys::path::append(P, *Key + ".repairs");
+  return std::string(P);
+}
+
+/// The text of \p Path as a parse sees it.
+static std::optional<std::string> currentText(const FileOverlay &Overlay,
+                                              StringRef Path) {
+  auto It = Overlay.find(Path.str());
+  if (It != Overlay.end())
+    return It->second;
+  auto Buf = MemoryBuffer::getFile(Path, /*IsText=*/false,
+                                   /*RequiresNullTerminator=*/false);
+  if (!Buf)
+    return std::nullopt;
+  return (*Buf)->getBuffer().str();
+}
+
+void saveRepairs(const std::vector<std::string> &Command,
+                 StringRef RuntimePch, const DeviceView &View) {
+  std::optional<std::string> Path = repairsPath(Command, RuntimePch);
+  if (!Path)
+    return;
+  json::Array Flags, Repairs, Files;
+  for (const std::string &F : View.ExtraFlags)
+    Flags.push_back(F);
+  for (const CompatRepair &R : View.Repairs)
+    Repairs.push_back(json::Object{{"where", R.Where}, {"what", R.What}});
+  for (const auto &[File, Rounds] : View.RepairEdits) {
+    auto Given = View.Given.find(File);
+    if (Given == View.Given.end())
+      return;
+    json::Array Rs;
+    for (const std::vector<TextEdit> &Round : Rounds) {
+      json::Array Es;
+      for (const TextEdit &E : Round)
+        Es.push_back(json::Object{
+            {"offset", E.Offset}, {"length", E.Length}, {"text", E.Text}});
+      Rs.push_back(std::move(Es));
+    }
+    Files.push_back(json::Object{{"path", File},
+                                 {"given_hash", contentHash(Given->second)},
+                                 {"rounds", std::move(Rs)}});
+  }
+  json::Object Record{{"format", "astra-repairs 1"},
+                      {"extra_flags", std::move(Flags)},
+                      {"repairs", std::move(Repairs)},
+                      {"files", std::move(Files)}};
+  (void)writeFileAtomically(*Path,
+                            formatv("{0:2}", json::Value(std::move(Record))).str());
+}
+
+std::optional<DeviceView> loadRepairs(const std::vector<std::string> &Command,
+                                      const FileOverlay &Overlay,
+                                      StringRef RuntimePch) {
+  std::optional<std::string> Path = repairsPath(Command, RuntimePch);
+  if (!Path)
+    return std::nullopt;
+  auto Buf = MemoryBuffer::getFile(*Path);
+  if (!Buf)
+    return std::nullopt;
+  Expected<json::Value> V = json::parse((*Buf)->getBuffer());
+  if (!V) {
+    consumeError(V.takeError());
+    return std::nullopt;
+  }
+  const json::Object *O = V->getAsObject();
+  if (!O || O->getString("format") != "astra-repairs 1")
+    return std::nullopt;
+  DeviceView View;
+  View.Files = Overlay;
+  if (const json::Array *Flags = O->getArray("extra_flags"))
+    for (const json::Value &F : *Flags)
+      if (auto S = F.getAsString())
+        View.ExtraFlags.push_back(S->str());
+  if (const json::Array *Rs = O->getArray("repairs"))
+    for (const json::Value &R : *Rs)
+      if (const json::Object *RO = R.getAsObject())
+        View.Repairs.push_back({RO->getString("where").value_or("").str(),
+                                RO->getString("what").value_or("").str()});
+  const json::Array *Files = O->getArray("files");
+  if (!Files)
+    return std::nullopt;
+  for (const json::Value &F : *Files) {
+    const json::Object *FO = F.getAsObject();
+    if (!FO)
+      return std::nullopt;
+    std::optional<StringRef> File = FO->getString("path");
+    std::optional<StringRef> Hash = FO->getString("given_hash");
+    const json::Array *Rounds = FO->getArray("rounds");
+    if (!File || !Hash || !Rounds)
+      return std::nullopt;
+    std::optional<std::string> Text = currentText(Overlay, *File);
+    if (!Text || contentHash(*Text) != *Hash)
+      return std::nullopt;
+    std::vector<std::vector<TextEdit>> Rs;
+    for (const json::Value &R : *Rounds) {
+      const json::Array *Es = R.getAsArray();
+      if (!Es)
+        return std::nullopt;
+      std::vector<TextEdit> Round;
+      for (const json::Value &E : *Es) {
+        const json::Object *EO = E.getAsObject();
+        std::optional<int64_t> Off = EO ? EO->getInteger("offset") : std::nullopt;
+        std::optional<int64_t> Len = EO ? EO->getInteger("length") : std::nullopt;
+        std::optional<StringRef> T = EO ? EO->getString("text") : std::nullopt;
+        if (!Off || !Len || !T || *Off < 0 || *Len < 0)
+          return std::nullopt;
+        Round.push_back({unsigned(*Off), unsigned(*Len), T->str()});
+      }
+      Rs.push_back(std::move(Round));
+    }
+    View.Files[File->str()] = applyRounds(*Text, Rs);
+    View.Given[File->str()] = std::move(*Text);
+    View.RepairEdits[File->str()] = std::move(Rs);
+  }
+  return View;
 }
 
 void rejectPreamble(const Preamble &P, bool LoadFailed) {

@@ -59,10 +59,33 @@ struct Preamble {
 /// RuntimePch's folder). None when the file has no preamble, or the PCH is
 /// missing and not to be built, or cannot be built (a ".failed" file beside
 /// it says why; not retried). What happened goes to \p Notes.
+/// \p Variant names text other than the files' own ("repaired") and is
+/// part of the key.
 std::optional<Preamble> findPreamble(const std::vector<std::string> &Command,
                                      const FileOverlay &Overlay,
                                      llvm::StringRef RuntimePch, bool Build,
-                                     std::vector<std::string> &Notes);
+                                     std::vector<std::string> &Notes,
+                                     llvm::StringRef Variant = "");
+
+/// The repairs a parse of \p Command needed (DeviceView's ExtraFlags,
+/// Repairs, RepairEdits and Given), recorded beside the preamble PCHs as
+/// <key>.repairs, so that later parses can use a preamble PCH built from
+/// the repaired text: without it every parse of a file whose headers need
+/// a repair would parse everything, twice.
+void saveRepairs(const std::vector<std::string> &Command,
+                 llvm::StringRef RuntimePch, const DeviceView &View);
+
+/// The view saveRepairs recorded for \p Command, with Files being
+/// \p Overlay plus the repaired text of each repaired file; none when there
+/// is no record or a repaired file's text (as \p Overlay or the disk has
+/// it) changed since.
+std::optional<DeviceView> loadRepairs(const std::vector<std::string> &Command,
+                                      const FileOverlay &Overlay,
+                                      llvm::StringRef RuntimePch);
+
+/// \p Overlay plus \p View's repaired files, with their repairs only (not
+/// the host stubs): what a preamble PCH with repairs is built from.
+FileOverlay repairedOverlay(const FileOverlay &Overlay, const DeviceView &View);
 
 /// Deletes a preamble PCH that a parse could not use. One that did not load
 /// (\p LoadFailed: corrupt, or built from other files) is built again by
