@@ -284,7 +284,7 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
   // repaired text, while the files the repairs were made to are unchanged.
   std::optional<DeviceView> Recorded;
   if (Repair && Opts.UsePreamble && !Opts.RuntimePch.empty())
-    Recorded = loadRepairs(Command, Opts.Overlay, Opts.RuntimePch);
+    Recorded = loadRepairs(Command, Opts.Overlay, Opts.RuntimePch, Notes);
   auto WithFlags = [&](const DeviceView &V) {
     std::vector<std::string> Cmd = Command;
     Cmd.insert(Cmd.end() - 1, V.ExtraFlags.begin(), V.ExtraFlags.end());

@@ -421,7 +421,8 @@ void saveRepairs(const std::vector<std::string> &Command,
 
 std::optional<DeviceView> loadRepairs(const std::vector<std::string> &Command,
                                       const FileOverlay &Overlay,
-                                      StringRef RuntimePch) {
+                                      StringRef RuntimePch,
+                                      std::vector<std::string> &Notes) {
   std::optional<std::string> Path = repairsPath(Command, RuntimePch);
   if (!Path)
     return std::nullopt;
@@ -434,8 +435,10 @@ std::optional<DeviceView> loadRepairs(const std::vector<std::string> &Command,
     return std::nullopt;
   }
   const json::Object *O = V->getAsObject();
-  if (!O || O->getString("format") != "astra-repairs 1")
+  if (!O || O->getString("format") != "astra-repairs 1") {
+    Notes.push_back("ignored the repairs record " + *Path + ": not one");
     return std::nullopt;
+  }
   DeviceView View;
   View.Files = Overlay;
   if (const json::Array *Flags = O->getArray("extra_flags"))
@@ -460,8 +463,11 @@ std::optional<DeviceView> loadRepairs(const std::vector<std::string> &Command,
     if (!File || !Hash || !Rounds)
       return std::nullopt;
     std::optional<std::string> Text = currentText(Overlay, *File);
-    if (!Text || contentHash(*Text) != *Hash)
+    if (!Text || contentHash(*Text) != *Hash) {
+      Notes.push_back("the repairs recorded in " + *Path + " do not fit: " +
+                      File->str() + " changed");
       return std::nullopt;
+    }
     std::vector<std::vector<TextEdit>> Rs;
     for (const json::Value &R : *Rounds) {
       const json::Array *Es = R.getAsArray();

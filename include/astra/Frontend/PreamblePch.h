@@ -81,7 +81,8 @@ void saveRepairs(const std::vector<std::string> &Command,
 /// it) changed since.
 std::optional<DeviceView> loadRepairs(const std::vector<std::string> &Command,
                                       const FileOverlay &Overlay,
-                                      llvm::StringRef RuntimePch);
+                                      llvm::StringRef RuntimePch,
+                                      std::vector<std::string> &Notes);
 
 /// \p Overlay plus \p View's repaired files, with their repairs only (not
 /// the host stubs): what a preamble PCH with repairs is built from.
