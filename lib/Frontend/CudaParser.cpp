@@ -35,7 +35,12 @@ unsigned ParsedFile::numWarnings() const {
 
 IntrusiveRefCntPtr<vfs::FileSystem>
 makeOverlayFileSystem(const FileOverlay &Overlay) {
-  IntrusiveRefCntPtr<vfs::FileSystem> Real = vfs::getRealFileSystem();
+  // Not the process-wide real file system: the driver sets its working
+  // directory for `-working-directory` (a compile database's "directory"),
+  // which on that one moves the whole process, and with it every relative
+  // path and cache key computed after the first parse.
+  IntrusiveRefCntPtr<vfs::FileSystem> Real(
+      vfs::createPhysicalFileSystem().release());
   if (Overlay.empty())
     return Real;
   auto Mem = makeIntrusiveRefCnt<vfs::InMemoryFileSystem>();
