@@ -330,6 +330,59 @@ bool DiagnosticRecorder::repairTargetRedeclaration(const Diagnostic &Info) {
   return true;
 }
 
+bool DiagnosticRecorder::repairAsmOperandComma(const Diagnostic &Info) {
+  const SourceManager &SM = Info.getSourceManager();
+  SourceLocation L = Info.getLocation();
+  if (L.isInvalid() || L.isMacroID())
+    return false;
+  FileID FID = SM.getFileID(L);
+  if (pathOf(SM, FID).empty())
+    return false;
+  StringRef Buf = SM.getBufferData(FID);
+  unsigned Off = SM.getFileOffset(L);
+  // At a constraint string, right after an operand's `)`, inside an asm
+  // statement's operand lists (a `:` since the `asm`, no `;` between).
+  if (Off >= Buf.size() || Buf[Off] != '"')
+    return false;
+  StringRef Before = Buf.substr(0, Off).rtrim();
+  if (!Before.ends_with(")"))
+    return false;
+  // The nearest `asm` before it whose parentheses are still open here at
+  // depth 1, with a `:` at that depth (strings lexed as strings: PTX
+  // holds `;` and braces).
+  size_t Asm = Before.size();
+  bool InOperands = false;
+  for (unsigned Tries = 0; Tries < 4 && !InOperands; ++Tries) {
+    Asm = Before.substr(0, Asm).rfind("asm");
+    if (Asm == StringRef::npos || Off - Asm > 4096)
+      return false;
+    Lexer Raw(SM.getLocForStartOfFile(FID), LangOpts, Buf.begin(),
+              Buf.begin() + Asm, Buf.end());
+    Token Tok;
+    int Depth = 0;
+    bool Colon = false;
+    while (!Raw.LexFromRawLexer(Tok) &&
+           SM.getFileOffset(Tok.getLocation()) < Off) {
+      if (Tok.is(tok::l_paren))
+        ++Depth;
+      else if (Tok.is(tok::r_paren) && --Depth <= 0)
+        break;
+      else if ((Tok.is(tok::colon) || Tok.is(tok::coloncolon)) && Depth == 1)
+        Colon = true;
+      else if (Tok.is(tok::semi) && Depth == 0)
+        break;
+    }
+    InOperands = Depth == 1 && Colon &&
+                 SM.getFileOffset(Tok.getLocation()) >= Off;
+  }
+  if (!InOperands)
+    return false;
+  addEdit(SM, L, 0, ", ",
+          "added ',' between asm operands (nvcc accepts the operands "
+          "without it)");
+  return true;
+}
+
 bool DiagnosticRecorder::repair(const Diagnostic &Info) {
   const SourceManager &SM = Info.getSourceManager();
   unsigned ID = Info.getID();
@@ -399,6 +452,11 @@ bool DiagnosticRecorder::repair(const Diagnostic &Info) {
   }
   if (ID == diag::err_cuda_ovl_target)
     return repairTargetRedeclaration(Info);
+  // EDG takes asm operands without the comma between them
+  // (`::"r"(v) "l"(p)`, cuda-samples' conjugateGradientMultiDeviceCG);
+  // clang stops at the second constraint string, expecting `)`.
+  if (ID == diag::err_expected)
+    return repairAsmOperandComma(Info);
   // A kernel launched from device code: nvcc builds that do it pass
   // -rdc=true, which the flags given may not say.
   if (ID == diag::err_cuda_device_kernel_launch_require_rdc) {
