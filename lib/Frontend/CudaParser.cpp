@@ -320,7 +320,8 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
     if (auto PF = Try(Opts.RuntimePch, nullptr)) {
       // A PCH that did not load, or code that parses without the preamble
       // PCH and not with it: the PCH is at fault (PreamblePch.h).
-      if (Pre && !PreambleLoadFailed && (*PF)->view().empty()) {
+      // The same for one built from recorded repairs that no longer do.
+      if (Pre && !PreambleLoadFailed && ((*PF)->view().empty() || Recorded)) {
         rejectPreamble(*Pre, /*LoadFailed=*/false);
         Notes.push_back("set the preamble PCH " + Pre->Pch +
                         " aside: the file parses without it, not with it");
