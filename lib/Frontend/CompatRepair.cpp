@@ -236,6 +236,23 @@ bool DiagnosticRecorder::repairWithoutFixIt(const Diagnostic &Info) {
   return false;
 }
 
+/// Where a diagnostic points in a file's text: none for a macro location or
+/// a buffer that is no file (a repair edits files only).
+struct FileSpot {
+  FileID FID;
+  StringRef Buf;
+  unsigned Off;
+};
+static std::optional<FileSpot> fileSpot(const SourceManager &SM,
+                                        SourceLocation L) {
+  if (L.isInvalid() || L.isMacroID())
+    return std::nullopt;
+  FileID FID = SM.getFileID(L);
+  if (pathOf(SM, FID).empty())
+    return std::nullopt;
+  return FileSpot{FID, SM.getBufferData(FID), SM.getFileOffset(L)};
+}
+
 /// `__host__`, `__device__`, or an object-like macro that expands to
 /// nothing but those (CCCL's `_CCCL_HOST_DEVICE`).
 bool DiagnosticRecorder::isTargetAttributeSpelling(StringRef Name,
@@ -284,13 +301,10 @@ bool DiagnosticRecorder::repairTargetRedeclaration(const Diagnostic &Info) {
     return false;
   const SourceManager &SM = Info.getSourceManager();
   SourceLocation L = Info.getLocation();
-  if (L.isInvalid() || L.isMacroID())
+  std::optional<FileSpot> Spot = fileSpot(SM, L);
+  if (!Spot)
     return false;
-  FileID FID = SM.getFileID(L);
-  if (pathOf(SM, FID).empty())
-    return false;
-  StringRef Buf = SM.getBufferData(FID);
-  unsigned Off = SM.getFileOffset(L);
+  auto [FID, Buf, Off] = *Spot;
   // The declaration starts after the last `;`, `{` or `}` before its name.
   size_t Start = Buf.substr(0, Off).find_last_of(";{}");
   Start = Start == StringRef::npos ? 0 : Start + 1;
@@ -333,13 +347,10 @@ bool DiagnosticRecorder::repairTargetRedeclaration(const Diagnostic &Info) {
 bool DiagnosticRecorder::repairAsmOperandComma(const Diagnostic &Info) {
   const SourceManager &SM = Info.getSourceManager();
   SourceLocation L = Info.getLocation();
-  if (L.isInvalid() || L.isMacroID())
+  std::optional<FileSpot> Spot = fileSpot(SM, L);
+  if (!Spot)
     return false;
-  FileID FID = SM.getFileID(L);
-  if (pathOf(SM, FID).empty())
-    return false;
-  StringRef Buf = SM.getBufferData(FID);
-  unsigned Off = SM.getFileOffset(L);
+  auto [FID, Buf, Off] = *Spot;
   // At a constraint string, right after an operand's `)`, inside an asm
   // statement's operand lists (a `:` since the `asm`, no `;` between).
   if (Off >= Buf.size() || Buf[Off] != '"')
