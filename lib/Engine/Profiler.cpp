@@ -178,7 +178,7 @@ void profileRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
   // a mask's density, change what the kernel costs.
   ValueMode Mode = S.Spec.capturedBlobs(Run.Shape).empty() ? ValueMode::Spec
                                                            : ValueMode::Captured;
-  auto Inputs = generateInputs(S.Spec, Run.Vars, Seed, Mode);
+  auto Inputs = planInputs(S.Spec, Run.Vars, Seed, Mode, S.OnDevice && S.Ops);
   if (!Inputs) {
     recordRunError(S, Inputs.takeError(), false, Where, Seed, Out);
     return;
@@ -210,6 +210,7 @@ void profileRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
     Kernels[1].IsCandidate = true;
   }
   for (Timed &T : Kernels) {
+    T.K->setDeviceOps(S.Ops);
     Error E = T.K->upload(*Inputs);
     if (!E)
       E = T.K->poison(0);
@@ -371,7 +372,7 @@ void profileRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
     for (const ArgSpec &A : S.Spec.Args)
       if (A.IsBuffer)
         Bufs[A.Name] =
-            A.R == Role::Input ? &Inputs->at(A.Name) : &CO->at(A.Name);
+            A.R == Role::Input ? &Inputs->allOnHost().at(A.Name) : &CO->at(A.Name);
     auto V = runValidityCheck(*S.Spec.Check, S.Spec, Run.Vars, Bufs);
     if (!V) {
       recordRunError(S, V.takeError(), false, Where, Seed, Out);
