@@ -80,10 +80,10 @@ struct Bits128 {
   uint64_t hi() const { return uint64_t(W[2]) | uint64_t(W[3]) << 32; }
 };
 
-inline Bits128 philox(uint64_t Key, uint64_t Index, uint32_t Attempt) {
-  uint32_t C0 = uint32_t(Index), C1 = uint32_t(Index >> 32), C2 = Attempt,
-           C3 = 0;
-  uint32_t K0 = uint32_t(Key), K1 = uint32_t(Key >> 32);
+/// Ten rounds on counter \p C with key \p K (the Random123 reference's
+/// philox4x32_10, whose known answers the unit tests check).
+inline Bits128 philoxBlock(const uint32_t C[4], const uint32_t K[2]) {
+  uint32_t C0 = C[0], C1 = C[1], C2 = C[2], C3 = C[3], K0 = K[0], K1 = K[1];
   for (int R = 0; R < 10; ++R) {
     uint64_t P0 = uint64_t(0xD2511F53u) * C0, P1 = uint64_t(0xCD9E8D57u) * C2;
     uint32_t N0 = uint32_t(P1 >> 32) ^ C1 ^ K0, N1 = uint32_t(P1);
@@ -96,6 +96,13 @@ inline Bits128 philox(uint64_t Key, uint64_t Index, uint32_t Attempt) {
     K1 += 0xBB67AE85u;
   }
   return Bits128{{C0, C1, C2, C3}};
+}
+
+/// The bits of attempt \p Attempt at element \p Index of stream \p Key.
+inline Bits128 philox(uint64_t Key, uint64_t Index, uint32_t Attempt) {
+  const uint32_t C[4] = {uint32_t(Index), uint32_t(Index >> 32), Attempt, 0};
+  const uint32_t K[2] = {uint32_t(Key), uint32_t(Key >> 32)};
+  return philoxBlock(C, K);
 }
 
 inline double unit53(uint64_t W) { return double(W >> 11) * 0x1.0p-53; }
