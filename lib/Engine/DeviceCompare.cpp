@@ -126,4 +126,29 @@ Comparison comparisonFrom(StringRef Name, const ccore::CmpParams &P,
   return C;
 }
 
+Expected<Comparison>
+compareOnDevice(DeviceOps &Ops, StringRef Name, DType T, uint64_t Count,
+                cu::DevicePtr Expected, cu::DevicePtr Actual, Tolerance Tol,
+                int PoisonVariant, bool Bitwise, double TimeoutSeconds,
+                const ElementPairFn &Element) {
+  ccore::CmpParams P = cmpParams(T, Count, Tol, PoisonVariant, Bitwise);
+  auto R = Ops.compare(P, Expected, Actual, TimeoutSeconds,
+                       ("'" + Name + "'").str());
+  if (!R)
+    return R.takeError();
+  HostBuffer E1, A1;
+  if (R->Failures) {
+    auto Pair = Element(R->First);
+    if (!Pair)
+      return createStringError(inconvertibleErrorCode(),
+                               "internal error: element %llu of '%s' could "
+                               "not be read back",
+                               (unsigned long long)R->First,
+                               Name.str().c_str());
+    E1 = std::move(Pair->first);
+    A1 = std::move(Pair->second);
+  }
+  return comparisonFrom(Name, P, *R, E1, A1, Tol, PoisonVariant);
+}
+
 } // namespace astra

@@ -349,30 +349,29 @@ std::optional<Comparison>
 RunVerifier::compareOnDevice(const ArgSpec &A, const KernelRunner &Exp,
                              const KernelRunner &Act, Tolerance Tol,
                              int PoisonVariant, bool Bitwise, uint64_t Seed) {
-  bool IsCandidate = &Act == &C;
-  auto Failed = [&](Error E) {
-    recordRunError(S, std::move(E), IsCandidate, describeRun(Run, Seed), Seed,
-                   Out);
+  std::optional<Error> ElementError;
+  auto Element = [&](uint64_t I)
+      -> std::optional<std::pair<HostBuffer, HostBuffer>> {
+    auto E1 = Exp.downloadElement(A.Name, I, /*Saved=*/true);
+    auto A1 = Act.downloadElement(A.Name, I, /*Saved=*/false);
+    if (E1 && A1)
+      return std::make_pair(std::move(*E1), std::move(*A1));
+    ElementError = joinErrors(E1 ? Error::success() : E1.takeError(),
+                              A1 ? Error::success() : A1.takeError());
     return std::nullopt;
   };
-  ccore::CmpParams P =
-      cmpParams(A.Type, Act.count(A.Name), Tol, PoisonVariant, Bitwise);
-  auto R = S.Ops->compare(P, Exp.savedAddress(A.Name), Act.address(A.Name),
-                          S.timeout(), (Act.label() + " '" + A.Name + "'").str());
-  if (!R)
-    return Failed(R.takeError());
-  HostBuffer E1, A1;
-  if (R->Failures) {
-    auto EOr = Exp.downloadElement(A.Name, R->First, /*Saved=*/true);
-    if (!EOr)
-      return Failed(EOr.takeError());
-    auto AOr = Act.downloadElement(A.Name, R->First, /*Saved=*/false);
-    if (!AOr)
-      return Failed(AOr.takeError());
-    E1 = std::move(*EOr);
-    A1 = std::move(*AOr);
+  auto Cmp = astra::compareOnDevice(
+      *S.Ops, A.Name, A.Type, Act.count(A.Name), Exp.savedAddress(A.Name),
+      Act.address(A.Name), Tol, PoisonVariant, Bitwise, S.timeout(), Element);
+  Error E = Cmp ? Error::success() : Cmp.takeError();
+  if (ElementError)
+    E = joinErrors(std::move(E), std::move(*ElementError));
+  if (E) {
+    recordRunError(S, std::move(E), &Act == &C, describeRun(Run, Seed), Seed,
+                   Out);
+    return std::nullopt;
   }
-  return comparisonFrom(A.Name, P, *R, E1, A1, Tol, PoisonVariant);
+  return std::move(*Cmp);
 }
 
 std::optional<ScaleVerdict> RunVerifier::scaleOnDevice(const ArgSpec &A,

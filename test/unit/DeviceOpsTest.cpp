@@ -40,8 +40,14 @@ TEST(DeviceOpsTest, GeneratedPtxHasEveryEntry) {
                                          "astra_moments", "astra_counts",
                                          "astra_constant"}));
   // Compiled without contraction: a fused multiply-add rounds once where
-  // the host rounds twice, and the values would differ.
-  EXPECT_EQ(ptxVerifierKernels().find("fma."), llvm::StringRef::npos);
+  // the host rounds twice, and the values would differ. Every multiply and
+  // add also names its rounding (.rn): ptxas may fuse those that do not.
+  llvm::StringRef Ptx = ptxVerifierKernels();
+  EXPECT_EQ(Ptx.find("fma."), llvm::StringRef::npos);
+  for (const char *Loose : {"mul.f64", "add.f64", "sub.f64", "mul.f32",
+                            "add.f32", "sub.f32"})
+    EXPECT_EQ(Ptx.find(Loose), llvm::StringRef::npos) << Loose;
+  EXPECT_NE(Ptx.find("mul.rn.f64"), llvm::StringRef::npos);
 }
 
 TEST(DeviceOpsTest, PtxAssemblesForEveryTargetedGpu) {

@@ -14,9 +14,14 @@
 
 #include "astra/Engine/Compare.h"
 #include "astra/Engine/CompareCore.h"
+#include "astra/Engine/DeviceOps.h"
 #include "astra/Engine/HostBuffer.h"
 
 #include "llvm/ADT/StringRef.h"
+
+#include <functional>
+#include <optional>
+#include <utility>
 
 namespace astra {
 
@@ -43,6 +48,20 @@ Comparison comparisonFrom(llvm::StringRef Name, const ccore::CmpParams &P,
                           const HostBuffer &Expected1,
                           const HostBuffer &Actual1, Tolerance Tol,
                           int PoisonVariant);
+
+/// Element I of the expected and of the actual buffer, each alone in a
+/// buffer of one element; nullopt after an error (kept by the caller).
+using ElementPairFn =
+    std::function<std::optional<std::pair<HostBuffer, HostBuffer>>(uint64_t)>;
+
+/// compareBuffers (\p Bitwise: compareBitwise) of \p Count elements of \p T
+/// that stay on the device at \p Expected and \p Actual, counted by
+/// \p Ops; \p Element fetches the first failing element's evidence.
+llvm::Expected<Comparison>
+compareOnDevice(DeviceOps &Ops, llvm::StringRef Name, DType T, uint64_t Count,
+                cu::DevicePtr Expected, cu::DevicePtr Actual, Tolerance Tol,
+                int PoisonVariant, bool Bitwise, double TimeoutSeconds,
+                const ElementPairFn &Element);
 
 } // namespace astra
 
