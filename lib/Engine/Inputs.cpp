@@ -316,6 +316,35 @@ static bool valueModeApplies(const ArgSpec &A, ValueMode Mode) {
          A.Init.Kind != "constant";
 }
 
+/// The real range [lo, hi) of uniform(lo, hi) and sorted(lo, hi) on floats.
+static Expected<std::pair<double, double>>
+realRange(const KernelSpec &S, const ArgSpec &A, const Env &Vars) {
+  auto Lo = genArg(S, A, Vars, 0, 0.0);
+  if (!Lo)
+    return Lo.takeError();
+  auto Hi = genArg(S, A, Vars, 1, 1.0);
+  if (!Hi)
+    return Hi.takeError();
+  if (Hi->real() < Lo->real())
+    return genError(S, A, formatv("empty range [{0}, {1})", Lo->real(),
+                                  Hi->real()));
+  return std::make_pair(Lo->real(), Hi->real());
+}
+
+/// The integer range [lo, hi] of randint(lo, hi) and sorted(lo, hi).
+static Expected<std::pair<int64_t, int64_t>>
+intRange(const KernelSpec &S, const ArgSpec &A, const Env &Vars) {
+  auto Lo = genIntArg(S, A, Vars, 0);
+  if (!Lo)
+    return Lo.takeError();
+  auto Hi = genIntArg(S, A, Vars, 1);
+  if (!Hi)
+    return Hi.takeError();
+  if (*Hi < *Lo)
+    return genError(S, A, formatv("empty range [{0}, {1}]", *Lo, *Hi));
+  return std::make_pair(*Lo, *Hi);
+}
+
 /// The counter-based recipe of \p A's values under \p Mode, or nullopt when
 /// they need host logic (sorted, permutation, CSR, arange, constant; a
 /// negated one of those).
@@ -357,32 +386,21 @@ counterRecipe(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
     return P;
   }
   if (K == "uniform") {
-    auto Lo = genArg(S, A, Vars, 0, 0.0);
-    if (!Lo)
-      return Lo.takeError();
-    auto Hi = genArg(S, A, Vars, 1, 1.0);
-    if (!Hi)
-      return Hi.takeError();
-    if (Hi->real() < Lo->real())
-      return genError(S, A, formatv("empty range [{0}, {1})", Lo->real(),
-                                    Hi->real()));
+    auto R = realRange(S, A, Vars);
+    if (!R)
+      return R.takeError();
     P.Kind = crng::GenUniform;
-    P.A = Lo->real();
-    P.B = Hi->real() - Lo->real();
+    P.A = R->first;
+    P.B = R->second - R->first;
     return P;
   }
   if (K == "randint") {
-    auto Lo = genIntArg(S, A, Vars, 0);
-    if (!Lo)
-      return Lo.takeError();
-    auto Hi = genIntArg(S, A, Vars, 1);
-    if (!Hi)
-      return Hi.takeError();
-    if (*Hi < *Lo)
-      return genError(S, A, formatv("empty range [{0}, {1}]", *Lo, *Hi));
+    auto R = intRange(S, A, Vars);
+    if (!R)
+      return R.takeError();
     P.Kind = crng::GenRandInt;
-    P.Lo = *Lo;
-    P.Hi = *Hi;
+    P.Lo = R->first;
+    P.Hi = R->second;
     return P;
   }
   return std::nullopt;
@@ -400,16 +418,10 @@ generateOne(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
   bool Int = !isFloating(A.Type);
 
   if (K == "sorted" && !Int) {
-    auto Lo = genArg(S, A, Vars, 0, 0.0);
-    if (!Lo)
-      return Lo.takeError();
-    auto Hi = genArg(S, A, Vars, 1, 1.0);
-    if (!Hi)
-      return Hi.takeError();
-    if (Hi->real() < Lo->real())
-      return genError(S, A, formatv("empty range [{0}, {1})", Lo->real(),
-                                    Hi->real()));
-    double L = Lo->real(), W = Hi->real() - Lo->real();
+    auto Range = realRange(S, A, Vars);
+    if (!Range)
+      return Range.takeError();
+    double L = Range->first, W = Range->second - Range->first;
     std::vector<double> V(Count);
     for (double &X : V)
       X = L + W * R.uniform();
@@ -419,17 +431,12 @@ generateOne(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
     return B;
   }
   if (K == "sorted") {
-    auto Lo = genIntArg(S, A, Vars, 0);
-    if (!Lo)
-      return Lo.takeError();
-    auto Hi = genIntArg(S, A, Vars, 1);
-    if (!Hi)
-      return Hi.takeError();
-    if (*Hi < *Lo)
-      return genError(S, A, formatv("empty range [{0}, {1}]", *Lo, *Hi));
+    auto Range = intRange(S, A, Vars);
+    if (!Range)
+      return Range.takeError();
     std::vector<int64_t> V(Count);
     for (int64_t &X : V)
-      X = R.range(*Lo, *Hi);
+      X = R.range(Range->first, Range->second);
     std::sort(V.begin(), V.end());
     for (uint64_t I = 0; I < Count; ++I)
       B.setInt(I, V[I]);

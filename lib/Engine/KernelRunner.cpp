@@ -205,6 +205,12 @@ Expected<HostBuffer> KernelRunner::fetch(const Buffer &B) const {
   return H;
 }
 
+static Error noSavedCopy(StringRef Label, StringRef Name) {
+  return createStringError(inconvertibleErrorCode(),
+                           "internal error: %s has no saved copy of '%s'",
+                           Label.str().c_str(), Name.str().c_str());
+}
+
 Expected<std::map<std::string, HostBuffer>>
 KernelRunner::downloadSaved() const {
   std::map<std::string, HostBuffer> Out;
@@ -212,9 +218,7 @@ KernelRunner::downloadSaved() const {
     if (!written(B.Arg->R))
       continue;
     if (!B.Saved.ptr())
-      return createStringError(inconvertibleErrorCode(),
-                               "internal error: %s has no saved copy of '%s'",
-                               Label.c_str(), B.Arg->Name.c_str());
+      return noSavedCopy(Label, B.Arg->Name);
     HostBuffer H(B.Arg->Type, B.Count);
     if (Error E = B.Saved.download(0, H.data(), B.Bytes))
       return E;
@@ -331,9 +335,7 @@ Error KernelRunner::restoreWritten() const {
     if (!written(B.Arg->R))
       continue;
     if (!B.Saved.ptr())
-      return createStringError(inconvertibleErrorCode(),
-                               "internal error: %s has no saved copy of '%s'",
-                               Label.c_str(), B.Arg->Name.c_str());
+      return noSavedCopy(Label, B.Arg->Name);
     if (Error E = copy(B.Alloc.ptr() + B.Offset, B.Saved.ptr(), B.Bytes,
                        Label + " restoring '" + B.Arg->Name + "'"))
       return E;
@@ -367,9 +369,7 @@ Expected<bool> KernelRunner::changedSinceSave(StringRef Name,
   if (!Ops)
     return needsOps(Label);
   if (!B || !B->Saved.ptr())
-    return createStringError(inconvertibleErrorCode(),
-                             "internal error: %s has no saved copy of '%s'",
-                             Label.c_str(), Name.str().c_str());
+    return noSavedCopy(Label, Name);
   return Ops->differs(B->Alloc.ptr() + B->Offset, B->Saved.ptr(), B->Bytes,
                       TimeoutSeconds, (Label + " '" + Name + "'").str());
 }

@@ -139,8 +139,9 @@ struct InputRequest {
 /// device (about 1.8 s and 1.5 s a seed at 1.6 GB a buffer on an H100), so
 /// a verification that overlaps the two spends about half the time. Given a
 /// job's runs one after another, the next run's first seed is made while the
-/// current run's last one runs. The values are generateInputs' for each
-/// request: only when they are made changes.
+/// current run's last one runs. The values are planInputs' for each
+/// request: only when they are made changes. With inputs made on the
+/// device, only the structural buffers (indices, CSR) are made here.
 class InputPrefetcher {
 public:
   /// One run's seeds.
