@@ -13,6 +13,7 @@
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <type_traits>
 
 using namespace llvm;
 
@@ -277,33 +278,47 @@ static void forEachChunk(uint64_t Count, uint64_t Seed, FnT Fn,
                  });
 }
 
+/// generateOnHost's loop over [Lo, Hi) for elements of \p Size bytes: a
+/// normal's pair is drawn once for both its elements.
+template <unsigned Size>
+static void generateRange(const crng::GenParams &P, uint8_t *D, uint64_t Lo,
+                          uint64_t Hi) {
+  auto Store = [&](uint64_t I, uint64_t Bits) {
+    if constexpr (Size == 1) {
+      D[I] = uint8_t(Bits);
+    } else {
+      using T = std::conditional_t<
+          Size == 2, uint16_t, std::conditional_t<Size == 4, uint32_t, uint64_t>>;
+      T V = T(Bits);
+      std::memcpy(D + Size * I, &V, Size);
+    }
+  };
+  for (uint64_t I = Lo; I < Hi;) {
+    if (P.Kind == crng::GenNormal && !(I & 1) && I + 1 < Hi) {
+      crng::Pair N = crng::normalPair(P.Key, I >> 1);
+      Store(I, crng::finishBits(P, P.A + P.B * N.First));
+      Store(I + 1, crng::finishBits(P, P.A + P.B * N.Second));
+      I += 2;
+      continue;
+    }
+    Store(I, crng::elementBits(P, I));
+    ++I;
+  }
+}
+
 void generateOnHost(const crng::GenParams &P, HostBuffer &B) {
   // A chunk per 2^20 elements; each element depends on its index alone.
   parallelChunks(P.Count, uint64_t(1) << 20,
                  [&](uint64_t, uint64_t Lo, uint64_t Hi) {
-                   uint8_t *D = B.data();
                    switch (crng::sizeOf(P.Type)) {
                    case 8:
-                     for (uint64_t I = Lo; I < Hi; ++I) {
-                       uint64_t V = crng::elementBits(P, I);
-                       std::memcpy(D + 8 * I, &V, 8);
-                     }
-                     break;
+                     return generateRange<8>(P, B.data(), Lo, Hi);
                    case 4:
-                     for (uint64_t I = Lo; I < Hi; ++I) {
-                       uint32_t V = uint32_t(crng::elementBits(P, I));
-                       std::memcpy(D + 4 * I, &V, 4);
-                     }
-                     break;
+                     return generateRange<4>(P, B.data(), Lo, Hi);
                    case 2:
-                     for (uint64_t I = Lo; I < Hi; ++I) {
-                       uint16_t V = uint16_t(crng::elementBits(P, I));
-                       std::memcpy(D + 2 * I, &V, 2);
-                     }
-                     break;
+                     return generateRange<2>(P, B.data(), Lo, Hi);
                    default:
-                     for (uint64_t I = Lo; I < Hi; ++I)
-                       D[I] = uint8_t(crng::elementBits(P, I));
+                     return generateRange<1>(P, B.data(), Lo, Hi);
                    }
                  });
 }

@@ -11,7 +11,8 @@
 //   uniform = (bits[0..63] >> 11) * 2^-53                  in [0, 1)
 //   normal  = Marsaglia's polar method on the two 53-bit uniforms of an
 //             attempt, attempts 0, 1, ... until one is accepted (at most
-//             64; the 65th would come with probability 0.215^64)
+//             64; the 65th would come with probability 0.215^64); its two
+//             normals are elements 2K and 2K+1, counted by the pair K
 //   randint = rejection sampling on bits[0..63] (no modulo bias)
 //
 // This header is compiled twice: into the engine on the host, and by the
@@ -134,16 +135,29 @@ inline double log(double X) {
   return 2 * (Z * P) + E * 0.69314718055994530942;
 }
 
-/// Standard normal for element \p I.
-inline double normal(uint64_t Key, uint64_t I) {
+struct Pair {
+  double First, Second;
+};
+
+/// The two standard normals of element pair \p K (elements 2K and 2K+1):
+/// the polar method gives two per accepted attempt.
+inline Pair normalPair(uint64_t Key, uint64_t K) {
   for (uint32_t Attempt = 0; Attempt < 64; ++Attempt) {
-    Bits128 R = philox(Key, I, Attempt);
+    Bits128 R = philox(Key, K, Attempt);
     double U = 2 * unit53(R.lo()) - 1, V = 2 * unit53(R.hi()) - 1;
     double S2 = U * U + V * V;
-    if (S2 < 1 && S2 != 0)
-      return U * __builtin_sqrt(-2 * log(S2) / S2);
+    if (S2 < 1 && S2 != 0) {
+      double F = __builtin_sqrt(-2 * log(S2) / S2);
+      return Pair{U * F, V * F};
+    }
   }
-  return 0;
+  return Pair{0, 0};
+}
+
+/// Standard normal for element \p I.
+inline double normal(uint64_t Key, uint64_t I) {
+  Pair P = normalPair(Key, I >> 1);
+  return (I & 1) ? P.Second : P.First;
 }
 
 /// Uniform integer in [Lo, Hi] for element \p I, unbiased.
@@ -273,6 +287,14 @@ inline uint64_t storeBits(uint32_t T, double V) {
 
 inline bool isFloatCode(uint32_t T) { return T <= FP8E5M2; }
 
+/// The stored bits of value \p V of a buffer \p P describes (negated
+/// first for values=negative).
+inline uint64_t finishBits(const GenParams &P, double V) {
+  if (P.Negate)
+    V = fromBits(bitsOf(V) | (uint64_t(1) << 63));
+  return storeBits(P.Type, V);
+}
+
 /// The bits of element \p I of the buffer \p P describes.
 inline uint64_t elementBits(const GenParams &P, uint64_t I) {
   double V = 0;
@@ -302,9 +324,7 @@ inline uint64_t elementBits(const GenParams &P, uint64_t I) {
   default:
     V = 0;
   }
-  if (P.Negate)
-    V = fromBits(bitsOf(V) | (uint64_t(1) << 63));
-  return storeBits(P.Type, V);
+  return finishBits(P, V);
 }
 
 /// Bytes per element of dtype code \p T.
