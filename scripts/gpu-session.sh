@@ -14,6 +14,12 @@
 #                     earlier call (fetched back, unpacked and carried to this one), the
 #                     run continues that scoreboard (`bench --resume`): a suite
 #                     too long for one call is measured as one scoreboard
+#           paths     issue 29 part 5: silu_and_mul verified (a fast-math candidate,
+#                     5 seeds) and optimized (defaults, --seed 1, --no-cache) with inputs
+#                     made and outputs compared on the host (ASTRA_HOST_VERIFY=1, the
+#                     old path) and on the GPU, in the same call: wall times and
+#                     verdicts in $OUT/paths.txt; $PATHS_OPT_TIMEOUT (default 330) bounds
+#                     the host path's optimize
 #           polybench `scripts/polybench.py bench` over kernels/polybench against the
 #                     PolyBench-ACC sources in $POLYBENCH_CORPUS (default: the
 #                     repository's git-ignored .corpus/polybench-acc, carried to the
@@ -57,6 +63,36 @@ for stage in "$@"; do
       /tmp/opt/fused_add_rmsnorm.cu --report "$OUT/optimize" --diff \
       > "$OUT/optimize.diff" 2> "$OUT/optimize.log"
     echo "optimize: exit $?"; tail -30 "$OUT/optimize.log" ;;
+  paths)
+    d=/tmp/paths && rm -rf "$d" && mkdir -p "$d/sglang" && cp -r kernels/common "$d/common"
+    cp kernels/sglang/silu_and_mul.cu* "$d/sglang/"
+    clang-astra rewrite "$d/sglang/silu_and_mul.cu" --passes fast-math > "$d/sglang/silu_fm.cu"
+    : > "$OUT/paths.txt"
+    for path in device host; do
+      host=0; [ "$path" = host ] && host=1
+      t0=$(date +%s.%N)
+      ASTRA_HOST_VERIFY=$host clang-astra verify "$d/sglang/silu_and_mul.cu" \
+        --candidate "$d/sglang/silu_fm.cu" --seeds 5 --verbose \
+        > "$OUT/paths-verify-$path.txt" 2>&1
+      rc=$?; t1=$(date +%s.%N)
+      echo "verify $path: $(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s, exit $rc, $(grep -E '^(PASS|FAIL):' "$OUT/paths-verify-$path.txt" | head -1)" >> "$OUT/paths.txt"
+    done
+    for path in device host; do
+      host=0; limit=300; [ "$path" = host ] && host=1 limit=${PATHS_OPT_TIMEOUT:-330}
+      mkdir -p "$d/$path/sglang" && cp -r kernels/common "$d/$path/common"
+      cp kernels/sglang/silu_and_mul.cu* "$d/$path/sglang/"
+      t0=$(date +%s.%N)
+      ASTRA_HOST_VERIFY=$host timeout "$limit" clang-astra optimize "$d/$path/sglang/silu_and_mul.cu" \
+        --seed 1 --no-cache --report "$d/$path/report" > "$OUT/paths-optimize-$path.txt" 2>&1
+      rc=$?; t1=$(date +%s.%N)
+      echo "optimize $path: $(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s, exit $rc (124: stopped at $limit s)" >> "$OUT/paths.txt"
+    done
+    if cmp -s "$d/device/sglang/silu_and_mul.cu" "$d/host/sglang/silu_and_mul.cu"; then
+      echo "optimize: the two paths wrote the same file" >> "$OUT/paths.txt"
+    else
+      echo "optimize: the two paths wrote different files" >> "$OUT/paths.txt"
+    fi
+    echo "paths:"; cat "$OUT/paths.txt" ;;
   bench)
     resume=""
     if [ -n "${BENCH_RESUME_FROM:-}" ]; then

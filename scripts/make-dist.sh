@@ -3,6 +3,7 @@
 #   clang-astra-<ver>/bin/clang-astra            static, stripped
 #   clang-astra-<ver>/bin/FileCheck              (astra-filecheck, for the GPU lit tests)
 #   clang-astra-<ver>/bin/astra-inputs-bench     (times input generation, docs/engine.md)
+#   clang-astra-<ver>/bin/astra-device-check     (device kernels against host mirrors, docs/engine.md)
 #   clang-astra-<ver>/lib/clang/<major>/include  clang's resource headers
 #   clang-astra-<ver>/kernels/                   the benchmark suite
 #   clang-astra-<ver>/test/gpu/, lit/            the GPU tests and a lit to run them

@@ -139,8 +139,12 @@ Tolerance largeValueTolerance(Tolerance T, const HostBuffer &Expected) {
       ++N;
     }
   }
-  if (N)
-    T.Atol = std::max(T.Atol, T.Rtol * std::sqrt(Sum / double(N)));
+  return largeValueTolerance(T, Sum, N);
+}
+
+Tolerance largeValueTolerance(Tolerance T, double SumSquares, uint64_t Finite) {
+  if (Finite)
+    T.Atol = std::max(T.Atol, T.Rtol * std::sqrt(SumSquares / double(Finite)));
   return T;
 }
 
@@ -289,23 +293,27 @@ std::string weakOutputWarning(StringRef Name, const HostBuffer &B) {
   bool Constant = true;
   for (uint64_t I = 1; I < B.count() && Constant; ++I)
     Constant = Floating ? B.get(I) == B.get(0) : B.bits(I) == B.bits(0);
-  if (Constant) {
-    bool Zero = Floating ? B.get(0) == 0 : B.bits(0) == 0;
-    if (B.count() == 1)
-      return "";
-    if (Zero)
-      return formatv("the baseline's '{0}' is all zeros: a candidate that only "
-                     "writes zeros would pass; give the spec inputs that make "
-                     "this output non-zero",
-                     Name)
-          .str();
-    return formatv("the baseline's '{0}' holds one value ({1}) in all {2} "
-                   "elements: a constant fill would pass; give the spec "
-                   "inputs that vary this output",
-                   Name, formatElement(B, 0), B.count())
+  HostBuffer First(B.type(), 1);
+  First.setBits(0, B.bits(0));
+  return weakOutputWarning(Name, First, B.count(), Constant);
+}
+
+std::string weakOutputWarning(StringRef Name, const HostBuffer &First1,
+                              uint64_t Count, bool Constant) {
+  if (!Constant || Count <= 1)
+    return "";
+  bool Zero = isFloating(First1.type()) ? First1.get(0) == 0 : First1.bits(0) == 0;
+  if (Zero)
+    return formatv("the baseline's '{0}' is all zeros: a candidate that only "
+                   "writes zeros would pass; give the spec inputs that make "
+                   "this output non-zero",
+                   Name)
         .str();
-  }
-  return "";
+  return formatv("the baseline's '{0}' holds one value ({1}) in all {2} "
+                 "elements: a constant fill would pass; give the spec "
+                 "inputs that vary this output",
+                 Name, formatElement(First1, 0), Count)
+      .str();
 }
 
 std::string describe(const Comparison &C) {

@@ -125,6 +125,10 @@ DIFF_RET:
 
 StringRef ptxDeviceOps() { return DeviceOpsPtx; }
 
+#include "VerifierKernelsPtx.inc"
+
+StringRef ptxVerifierKernels() { return VerifierKernelsPtx; }
+
 Expected<std::unique_ptr<DeviceOps>> DeviceOps::load(GpuContext &C) {
   std::unique_ptr<DeviceOps> O(new DeviceOps());
   O->Ctx = &C;
@@ -144,6 +148,27 @@ Expected<std::unique_ptr<DeviceOps>> DeviceOps::load(GpuContext &C) {
   if (!Flag)
     return Flag.takeError();
   O->Flag = std::move(*Flag);
+
+  auto G = GpuModule::load(C, VerifierKernelsPtx,
+                           "the verifier's generator and comparison kernels");
+  if (!G)
+    return G.takeError();
+  O->Generated = std::move(*G);
+  std::pair<cu::Function *, const char *> Entries[] = {
+      {&O->Generate, "astra_generate"}, {&O->Compare, "astra_compare"},
+      {&O->Moments, "astra_moments"},   {&O->Counts, "astra_counts"},
+      {&O->Constant, "astra_constant"}};
+  for (auto &[Fn, Name] : Entries) {
+    auto E = O->Generated->function(Name);
+    if (!E)
+      return E.takeError();
+    *Fn = *E;
+  }
+  auto R = DeviceAlloc::allocate(
+      C, MomentBlocks * sizeof(ccore::MomentsPart), "the reductions' results");
+  if (!R)
+    return R.takeError();
+  O->Result = std::move(*R);
   return O;
 }
 
@@ -201,6 +226,108 @@ Expected<bool> DeviceOps::differs(cu::DevicePtr A, cu::DevicePtr B,
   if (Error E = Flag.download(0, &Answer, 4))
     return E;
   return Answer != 0;
+}
+
+Error DeviceOps::generate(const crng::GenParams &P, cu::DevicePtr Dst,
+                          StringRef What) {
+  if (P.Count == 0)
+    return Error::success();
+  if (Dst % crng::sizeOf(P.Type))
+    return createStringError(inconvertibleErrorCode(),
+                             "internal error: generating %s at a misaligned "
+                             "address",
+                             What.str().c_str());
+  crng::GenParams Copy = P;
+  void *Params[] = {&Copy, &Dst};
+  return launchKernel(*Ctx, Generate, Dim3{gridFor(P.Count), 1, 1},
+                      Dim3{256, 1, 1}, 0, Params,
+                      ("generating " + What).str());
+}
+
+Error DeviceOps::reduce(cu::Function F, void **Params, uint64_t Items,
+                        const void *Init, void *Out, size_t Bytes,
+                        unsigned Blocks, double TimeoutSeconds,
+                        StringRef What) {
+  // The stream may still be writing the buffers; the result area is idle
+  // (every reduction waits for its answer).
+  if (Init)
+    if (Error E = Result.upload(0, Init, Bytes))
+      return E;
+  if (Error E = launchKernel(*Ctx, F,
+                             Dim3{Blocks ? Blocks : gridFor(Items), 1, 1},
+                             Dim3{256, 1, 1}, 0, Params, What.str()))
+    return E;
+  if (Error E = Ctx->wait(TimeoutSeconds, What))
+    return E;
+  return Result.download(0, Out, Bytes);
+}
+
+Expected<ccore::CmpResult> DeviceOps::compare(const ccore::CmpParams &P,
+                                              cu::DevicePtr Expected,
+                                              cu::DevicePtr Actual,
+                                              double TimeoutSeconds,
+                                              StringRef What) {
+  ccore::CmpResult R;
+  if (P.Count == 0)
+    return R;
+  ccore::CmpParams Copy = P;
+  cu::DevicePtr Out = Result.ptr();
+  void *Params[] = {&Copy, &Expected, &Actual, &Out};
+  if (Error E = reduce(Compare, Params, P.Count, &R, &R, sizeof(R), 0,
+                       TimeoutSeconds, ("comparing " + What).str()))
+    return std::move(E);
+  return R;
+}
+
+Expected<ccore::MomentsPart>
+DeviceOps::moments(uint64_t Count, uint32_t Type, double Tiny,
+                   cu::DevicePtr Expected, cu::DevicePtr Actual,
+                   double TimeoutSeconds, StringRef What) {
+  ccore::MomentsPart All;
+  if (Count == 0)
+    return All;
+  std::vector<ccore::MomentsPart> Parts(MomentBlocks);
+  cu::DevicePtr Out = Result.ptr();
+  void *Params[] = {&Count, &Type, &Tiny, &Expected, &Actual, &Out};
+  if (Error E = reduce(Moments, Params, Count, nullptr, Parts.data(),
+                       Parts.size() * sizeof(ccore::MomentsPart), MomentBlocks,
+                       TimeoutSeconds, ("measuring " + What).str()))
+    return std::move(E);
+  for (const ccore::MomentsPart &P : Parts)
+    ccore::momentsMerge(All, P);
+  return All;
+}
+
+Expected<ccore::CountsResult> DeviceOps::counts(const ccore::CountsParams &P,
+                                                cu::DevicePtr Expected,
+                                                cu::DevicePtr Actual,
+                                                double TimeoutSeconds,
+                                                StringRef What) {
+  ccore::CountsResult R;
+  if (P.Count == 0)
+    return R;
+  ccore::CountsParams Copy = P;
+  cu::DevicePtr Out = Result.ptr();
+  void *Params[] = {&Copy, &Expected, &Actual, &Out};
+  if (Error E = reduce(Counts, Params, P.Count, &R, &R, sizeof(R), 0,
+                       TimeoutSeconds, ("counting " + What).str()))
+    return std::move(E);
+  return R;
+}
+
+Expected<uint64_t> DeviceOps::differentFromFirst(uint64_t Count, uint32_t Type,
+                                                 cu::DevicePtr B,
+                                                 double TimeoutSeconds,
+                                                 StringRef What) {
+  uint64_t N = 0;
+  if (Count == 0)
+    return N;
+  cu::DevicePtr Out = Result.ptr();
+  void *Params[] = {&Count, &Type, &B, &Out};
+  if (Error E = reduce(Constant, Params, Count, &N, &N, sizeof(N), 0,
+                       TimeoutSeconds, ("scanning " + What).str()))
+    return std::move(E);
+  return N;
 }
 
 } // namespace astra

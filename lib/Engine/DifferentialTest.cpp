@@ -1,6 +1,7 @@
 //===- DifferentialTest.cpp - Baseline vs candidate on the GPU ------------===//
 #include "astra/Engine/DifferentialTest.h"
 #include "astra/Engine/Compare.h"
+#include "astra/Engine/DeviceCompare.h"
 #include "astra/Engine/Inputs.h"
 #include "astra/Engine/KernelRunner.h"
 #include "astra/Engine/ScaleRules.h"
@@ -132,6 +133,12 @@ public:
       if (!Checked.count(A.Name))
         Compared.push_back(&A);
     }
+    // A validity check reads every buffer on the host, and f64 outputs'
+    // squares overflow the device's sums of the scale rules: those runs
+    // compare on the host.
+    OnDevice = S.OnDevice && S.Ops && !S.Spec.Check;
+    for (const ArgSpec *A : Compared)
+      OnDevice = OnDevice && A->Type != DType::F64;
   }
 
   /// Runs one seed on the inputs \p Made gives next; false when the run
@@ -148,8 +155,23 @@ private:
   bool runKernel(KernelRunner &K, bool IsCandidate, uint64_t Seed);
   bool fail(StringRef Kind, const Twine &Msg, uint64_t Seed,
             const std::optional<Mismatch> &Example = std::nullopt);
-  bool checkInputs(const std::map<std::string, HostBuffer> &Inputs,
-                   KernelRunner &K, bool IsCandidate, uint64_t Seed);
+  bool checkInputs(InputSet &Inputs, KernelRunner &K, bool IsCandidate,
+                   uint64_t Seed);
+  /// compareBuffers (\p Bitwise: compareBitwise) of \p A on the device: the
+  /// expected values in the copy \p Exp saved, the actual ones in \p Act's
+  /// buffer; only the first failing element of each side comes to the host.
+  /// Nullopt after an error (recorded).
+  std::optional<Comparison> compareOnDevice(const ArgSpec &A,
+                                            const KernelRunner &Exp,
+                                            const KernelRunner &Act,
+                                            Tolerance Tol, int PoisonVariant,
+                                            bool Bitwise, uint64_t Seed);
+  /// checkScale of \p A on the device (the baseline's saved output against
+  /// the candidate's); nullopt after an error (recorded).
+  std::optional<ScaleVerdict> scaleOnDevice(const ArgSpec &A, uint64_t Seed);
+  /// weakOutputWarning of the baseline's saved \p A on the device; nullopt
+  /// after an error (recorded).
+  std::optional<std::string> weakOnDevice(const ArgSpec &A, uint64_t Seed);
   /// Whether any of \p Bufs differs from what \p K's last saveWritten()
   /// kept; nullopt after an error (recorded).
   std::optional<bool> changedSinceSave(KernelRunner &K,
@@ -173,6 +195,9 @@ private:
   std::set<std::string> UntouchedWarned;
   std::map<std::string, std::string> Weak; ///< Weak on every seed so far.
   bool FirstSeed = true;
+  /// Outputs compared on the device (only the evidence of a failure comes
+  /// to the host), inputs made there.
+  bool OnDevice = false;
   /// Seconds the last seed spent waiting for its inputs (made while the
   /// seed before it ran), on the baseline, on the candidate (runs, transfers
   /// and checks).
@@ -235,9 +260,8 @@ bool RunVerifier::checkGuards(KernelRunner &K, bool IsCandidate,
   return fail("out-of-bounds", *G + " on " + describeRun(Run, Seed), Seed);
 }
 
-bool RunVerifier::checkInputs(const std::map<std::string, HostBuffer> &Inputs,
-                              KernelRunner &K, bool IsCandidate,
-                              uint64_t Seed) {
+bool RunVerifier::checkInputs(InputSet &Inputs, KernelRunner &K,
+                              bool IsCandidate, uint64_t Seed) {
   for (const ArgSpec &A : S.Spec.Args) {
     if (!A.IsBuffer || A.R != Role::Input)
       continue;
@@ -257,7 +281,12 @@ bool RunVerifier::checkInputs(const std::map<std::string, HostBuffer> &Inputs,
                      Seed, Out);
       return false;
     }
-    Comparison Cmp = compareBitwise(A.Name, Inputs.at(A.Name), *After);
+    const HostBuffer *Uploaded = Inputs.host(A.Name);
+    if (!Uploaded) {
+      recordError(Out, "internal error: no inputs for '" + A.Name + "'", Seed);
+      return false;
+    }
+    Comparison Cmp = compareBitwise(A.Name, *Uploaded, *After);
     if (Cmp.ok())
       continue;
     if (!IsCandidate) {
@@ -316,6 +345,83 @@ RunVerifier::validity(const std::map<std::string, HostBuffer> &Inputs,
   return *R;
 }
 
+std::optional<Comparison>
+RunVerifier::compareOnDevice(const ArgSpec &A, const KernelRunner &Exp,
+                             const KernelRunner &Act, Tolerance Tol,
+                             int PoisonVariant, bool Bitwise, uint64_t Seed) {
+  std::optional<Error> ElementError;
+  auto Element = [&](uint64_t I)
+      -> std::optional<std::pair<HostBuffer, HostBuffer>> {
+    auto E1 = Exp.downloadElement(A.Name, I, /*Saved=*/true);
+    auto A1 = Act.downloadElement(A.Name, I, /*Saved=*/false);
+    if (E1 && A1)
+      return std::make_pair(std::move(*E1), std::move(*A1));
+    ElementError = joinErrors(E1 ? Error::success() : E1.takeError(),
+                              A1 ? Error::success() : A1.takeError());
+    return std::nullopt;
+  };
+  auto Cmp = astra::compareOnDevice(
+      *S.Ops, A.Name, A.Type, Act.count(A.Name), Exp.savedAddress(A.Name),
+      Act.address(A.Name), Tol, PoisonVariant, Bitwise, S.timeout(), Element);
+  Error E = Cmp ? Error::success() : Cmp.takeError();
+  if (ElementError)
+    E = joinErrors(std::move(E), std::move(*ElementError));
+  if (E) {
+    recordRunError(S, std::move(E), &Act == &C, describeRun(Run, Seed), Seed,
+                   Out);
+    return std::nullopt;
+  }
+  return std::move(*Cmp);
+}
+
+std::optional<ScaleVerdict> RunVerifier::scaleOnDevice(const ArgSpec &A,
+                                                       uint64_t Seed) {
+  std::optional<Error> ElementError;
+  auto Element = [&](uint64_t I) {
+    auto E1 = B.downloadElement(A.Name, I, /*Saved=*/true);
+    auto A1 = C.downloadElement(A.Name, I, /*Saved=*/false);
+    if (E1 && A1)
+      return std::make_pair(std::move(*E1), std::move(*A1));
+    ElementError = joinErrors(E1 ? Error::success() : E1.takeError(),
+                              A1 ? Error::success() : A1.takeError());
+    return std::make_pair(HostBuffer(A.Type, 1), HostBuffer(A.Type, 1));
+  };
+  auto V = checkScaleOnDevice(A.Name, A.Type, C.count(A.Name),
+                              toleranceFor(S.Spec, A).Rtol, *S.Ops,
+                              B.savedAddress(A.Name), C.address(A.Name),
+                              S.timeout(), Element);
+  Error E = V ? Error::success() : V.takeError();
+  if (ElementError)
+    E = joinErrors(std::move(E), std::move(*ElementError));
+  if (E) {
+    recordRunError(S, std::move(E), true, describeRun(Run, Seed), Seed, Out);
+    return std::nullopt;
+  }
+  return std::move(*V);
+}
+
+std::optional<std::string> RunVerifier::weakOnDevice(const ArgSpec &A,
+                                                     uint64_t Seed) {
+  uint64_t N = B.count(A.Name);
+  auto Differ = S.Ops->differentFromFirst(N, dtypeCode(A.Type),
+                                          B.savedAddress(A.Name), S.timeout(),
+                                          "the baseline's '" + A.Name + "'");
+  if (!Differ) {
+    recordRunError(S, Differ.takeError(), false, describeRun(Run, Seed), Seed,
+                   Out);
+    return std::nullopt;
+  }
+  if (*Differ || N <= 1)
+    return std::string();
+  auto First = B.downloadElement(A.Name, 0, /*Saved=*/true);
+  if (!First) {
+    recordRunError(S, First.takeError(), false, describeRun(Run, Seed), Seed,
+                   Out);
+    return std::nullopt;
+  }
+  return weakOutputWarning(A.Name, *First, N, /*Constant=*/true);
+}
+
 bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
   Out.SeedsRun.push_back(Seed);
   std::string Where = describeRun(Run, Seed);
@@ -328,7 +434,9 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
                 Seed);
     return false;
   }
-  const std::map<std::string, HostBuffer> &Inputs = *InputsOr;
+  InputSet &Inputs = *InputsOr;
+  // On the device unless the baseline does not repeat itself (found below).
+  bool Device = OnDevice;
 
   // The baseline, twice: its own repeatability decides how strictly the
   // candidate's repeatability is judged. The inputs go up once; the
@@ -360,6 +468,25 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
       if (!*Changed)
         break;
       BaselineRepeats = false;
+      if (Device) {
+        // Holes or float atomics: the host judges this seed, with the
+        // baseline's first run from its saved copy.
+        auto Saved = B.downloadSaved();
+        if (!Saved) {
+          recordRunError(S, Saved.takeError(), false, Where, Seed, Out);
+          return false;
+        }
+        Ref = std::move(*Saved);
+        Device = false;
+      }
+    }
+    if (Pass == 0 && Device) {
+      // The first run stays on the device, in the saved copy.
+      if (Error E = B.saveWritten()) {
+        recordRunError(S, std::move(E), false, Where, Seed, Out);
+        return false;
+      }
+      continue;
     }
     auto D = B.downloadWritten();
     if (!D) {
@@ -411,7 +538,8 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
     Holey = withPoisonAt(Ref.at(A->Name), It->second, Variant);
     return Holey;
   };
-  if (auto V = validity(Inputs, Ref, Seed)) {
+  if (auto V = S.Spec.Check ? validity(Inputs.allOnHost(), Ref, Seed)
+                            : std::nullopt) {
     recordError(Out,
                 "the baseline fails the spec's " + S.Spec.Check->Name +
                     " check on " + Where + ": " + V->Message +
@@ -421,7 +549,15 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
   }
   if (Run.Kind == RunKind::Shape) {
     for (const ArgSpec *A : Compared) {
-      std::string W = weakOutputWarning(A->Name, Ref.at(A->Name));
+      std::string W;
+      if (Device) {
+        auto DW = weakOnDevice(*A, Seed);
+        if (!DW)
+          return false;
+        W = std::move(*DW);
+      } else {
+        W = weakOutputWarning(A->Name, Ref.at(A->Name));
+      }
       if (FirstSeed) {
         if (!W.empty())
           Weak[A->Name] = W;
@@ -435,10 +571,25 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
   // Large-magnitude inputs scale the absolute error of legitimate float
   // reorderings with them (see largeValueTolerance).
   bool LargeValues = Run.Kind == RunKind::Values && Run.Values == ValueMode::Large;
-  auto tolerance = [&](const ArgSpec *A) {
+  std::map<std::string, Tolerance> Tol;
+  for (const ArgSpec *A : Compared) {
     Tolerance T = toleranceFor(S.Spec, *A);
-    return LargeValues ? largeValueTolerance(T, Ref.at(A->Name)) : T;
-  };
+    if (LargeValues && Device && isFloating(A->Type)) {
+      cu::DevicePtr Saved = B.savedAddress(A->Name);
+      auto M = S.Ops->moments(B.count(A->Name), dtypeCode(A->Type), 0, Saved,
+                              Saved, S.timeout(),
+                              "the baseline's '" + A->Name + "'");
+      if (!M) {
+        recordRunError(S, M.takeError(), false, Where, Seed, Out);
+        return false;
+      }
+      T = largeValueTolerance(T, M->SumE2, M->Finite);
+    } else if (LargeValues) {
+      T = largeValueTolerance(T, Ref.at(A->Name));
+    }
+    Tol[A->Name] = T;
+  }
+  auto tolerance = [&](const ArgSpec *A) { return Tol.at(A->Name); };
   bool ScaleRules = scaleRulesApply(Run);
 
   BaselineSeconds = secondsSince(Start);
@@ -501,7 +652,8 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
     // The first run needs no download when every output was the same; the
     // second one is compared with the first on the host.
     std::map<std::string, HostBuffer> D;
-    if (Pass == 1 || Same.size() < Compared.size() || S.Spec.Check) {
+    if (!Device &&
+        (Pass == 1 || Same.size() < Compared.size() || S.Spec.Check)) {
       auto Got = C.downloadWritten();
       if (!Got) {
         recordRunError(S, Got.takeError(), true, Where, Seed, Out);
@@ -512,8 +664,17 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
     for (const ArgSpec *A : Compared) {
       if (Same.count(A->Name))
         continue;
-      Comparison Cmp = compareBuffers(A->Name, Expected(A, Pass),
-                                      D.at(A->Name), tolerance(A), Pass);
+      Comparison Cmp;
+      if (Device) {
+        auto DC = compareOnDevice(*A, B, C, tolerance(A), Pass,
+                                  /*Bitwise=*/false, Seed);
+        if (!DC)
+          return false;
+        Cmp = std::move(*DC);
+      } else {
+        Cmp = compareBuffers(A->Name, Expected(A, Pass), D.at(A->Name),
+                             tolerance(A), Pass);
+      }
       Out.MaxAbsErr = std::max(Out.MaxAbsErr, Cmp.MaxAbsErr);
       Out.MaxRelErr = std::max(Out.MaxRelErr, Cmp.MaxRelErr);
       if (!Cmp.ok()) {
@@ -528,15 +689,24 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
       }
       if (!ScaleRules)
         continue;
-      ScaleVerdict SV = checkScale(A->Name, Expected(A, Pass), D.at(A->Name),
-                                   toleranceFor(S.Spec, *A).Rtol);
+      ScaleVerdict SV;
+      if (Device) {
+        auto DV = scaleOnDevice(*A, Seed);
+        if (!DV)
+          return false;
+        SV = std::move(*DV);
+      } else {
+        SV = checkScale(A->Name, Expected(A, Pass), D.at(A->Name),
+                        toleranceFor(S.Spec, *A).Rtol);
+      }
       if (!SV.ok())
         return fail(SV.Kind,
                     "wrong result in '" + A->Name + "' on " + Where + ": " +
                         describe(SV),
                     Seed, SV.Example);
     }
-    if (auto V = validity(Inputs, D, Seed)) {
+    if (auto V = S.Spec.Check ? validity(Inputs.allOnHost(), D, Seed)
+                              : std::nullopt) {
       FailureInfo F;
       F.Kind = "validity";
       F.Seed = Seed;
@@ -552,6 +722,8 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
         recordRunError(S, std::move(E), true, Where, Seed, Out);
         return false;
       }
+      if (Device)
+        continue;
       First = std::move(D);
       for (const ArgSpec *A : Compared)
         FirstOf[A->Name] =
@@ -559,6 +731,23 @@ bool RunVerifier::runSeed(uint64_t Seed, InputPrefetcher &Made) {
       continue;
     }
     for (const ArgSpec *A : Compared) {
+      if (Device) {
+        // Against the candidate's own first run, saved on the device (the
+        // baseline wrote every element, so there are no holes).
+        bool Tolerant = Nondeterministic.count(A->Name);
+        auto DC = compareOnDevice(*A, C, C, tolerance(A), -1,
+                                  /*Bitwise=*/!Tolerant, Seed);
+        if (!DC)
+          return false;
+        if (DC->ok())
+          continue;
+        return fail("nondeterministic",
+                    "candidate is not deterministic: '" + A->Name +
+                        "' differs between two runs on the same inputs (a "
+                        "race, or an element it does not always write) on " +
+                        Where + ": " + describe(*DC),
+                    Seed, DC->First);
+      }
       // Where the baseline writes everything, a poison value left in either
       // run is a difference; only then is normalizing (a copy) needed.
       bool Holes = Untouched.count(A->Name);
@@ -708,6 +897,7 @@ void runCandidateOnly(EngineSession &S, const PlannedRun &Run, RunResult &Out,
       recordError(Out, toString(Inputs.takeError()), Seed);
       return;
     }
+    (*K)->setDeviceOps(S.Ops);
     Error E = (*K)->upload(*Inputs);
     if (!E)
       E = (*K)->poison(0);

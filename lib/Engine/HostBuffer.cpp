@@ -1,5 +1,6 @@
 //===- HostBuffer.cpp - Typed bytes and dtype conversions -----------------===//
 #include "astra/Engine/HostBuffer.h"
+#include "astra/Engine/CompareCore.h"
 #include "astra/Support/Parallel.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -21,11 +22,6 @@ struct MiniFloat {
   bool FiniteOnly;
   int bias() const { return (1 << (ExpBits - 1)) - 1; }
   uint32_t expMask() const { return (1u << ExpBits) - 1; }
-  uint32_t nanBits() const {
-    // Quiet NaN: all-ones exponent, top mantissa bit (or all ones for e4m3).
-    return FiniteOnly ? (expMask() << ManBits) | ((1u << ManBits) - 1)
-                      : (expMask() << ManBits) | (1u << (ManBits - 1));
-  }
 };
 
 constexpr MiniFloat Half{5, 10, false};
@@ -33,74 +29,15 @@ constexpr MiniFloat Bf16{8, 7, false};
 constexpr MiniFloat E4M3{4, 3, true};
 constexpr MiniFloat E5M2{5, 2, false};
 
+/// The encoders and decoders are the ones the device kernels use
+/// (CounterRng.h, CompareCore.h): the bytes a generated input gets and the
+/// value an element compares as are the same on both sides.
 uint32_t encodeMini(const MiniFloat &F, double V) {
-  uint64_t DB;
-  std::memcpy(&DB, &V, 8);
-  uint32_t Sign = uint32_t(DB >> 63) << (F.ExpBits + F.ManBits);
-  uint32_t DExp = uint32_t(DB >> 52) & 0x7ff;
-  uint64_t DFrac = DB & ((uint64_t(1) << 52) - 1);
-  if (DExp == 0x7ff) {
-    if (DFrac != 0)
-      return Sign | F.nanBits();
-    if (F.FiniteOnly)
-      return Sign | F.nanBits();
-    return Sign | (F.expMask() << F.ManBits);
-  }
-  if (DExp == 0) // Zero or a double subnormal: far below any target value.
-    return Sign;
-  int E = int(DExp) - 1023;
-  uint64_t Sig = (uint64_t(1) << 52) | DFrac; // value = Sig * 2^(E-52)
-  int MinExp = 1 - F.bias();
-  int TE = std::max(E, MinExp);
-  int Shift = 52 - int(F.ManBits) + (TE - E);
-  uint64_t Q;
-  if (Shift > 60) {
-    Q = 0;
-  } else {
-    Q = Sig >> Shift;
-    uint64_t Rem = Sig & ((uint64_t(1) << Shift) - 1);
-    uint64_t HalfUlp = uint64_t(1) << (Shift - 1);
-    if (Rem > HalfUlp || (Rem == HalfUlp && (Q & 1)))
-      ++Q;
-  }
-  if (Q >= (uint64_t(2) << F.ManBits)) { // Rounding carried into a new bit.
-    Q >>= 1;
-    ++TE;
-  }
-  uint32_t ExpField, Man;
-  if (Q >= (uint64_t(1) << F.ManBits)) {
-    ExpField = uint32_t(TE + F.bias());
-    Man = uint32_t(Q - (uint64_t(1) << F.ManBits));
-  } else {
-    ExpField = 0;
-    Man = uint32_t(Q);
-  }
-  if (F.FiniteOnly) {
-    if (ExpField > F.expMask() ||
-        (ExpField == F.expMask() && Man == (1u << F.ManBits) - 1))
-      return Sign | F.nanBits();
-  } else if (ExpField >= F.expMask()) {
-    return Sign | (F.expMask() << F.ManBits);
-  }
-  return Sign | (ExpField << F.ManBits) | Man;
+  return crng::encodeMini(F.ExpBits, F.ManBits, F.FiniteOnly, V);
 }
 
 double decodeMini(const MiniFloat &F, uint32_t B) {
-  bool Neg = (B >> (F.ExpBits + F.ManBits)) & 1;
-  uint32_t ExpField = (B >> F.ManBits) & F.expMask();
-  uint32_t Man = B & ((1u << F.ManBits) - 1);
-  double V;
-  if (F.FiniteOnly && ExpField == F.expMask() && Man == (1u << F.ManBits) - 1)
-    V = std::numeric_limits<double>::quiet_NaN();
-  else if (!F.FiniteOnly && ExpField == F.expMask())
-    V = Man ? std::numeric_limits<double>::quiet_NaN()
-            : std::numeric_limits<double>::infinity();
-  else if (ExpField == 0)
-    V = std::ldexp(double(Man), 1 - F.bias() - int(F.ManBits));
-  else
-    V = std::ldexp(double(Man | (1u << F.ManBits)),
-                   int(ExpField) - F.bias() - int(F.ManBits));
-  return Neg ? -V : V;
+  return ccore::decodeMini(F.ExpBits, F.ManBits, F.FiniteOnly, B);
 }
 
 double maxFiniteMini(const MiniFloat &F) {

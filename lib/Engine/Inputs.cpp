@@ -1,5 +1,6 @@
 //===- Inputs.cpp - Seeded input generation from specs --------------------===//
 #include "astra/Engine/Inputs.h"
+#include "astra/Engine/DeviceCompare.h"
 #include "astra/Support/Parallel.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -8,9 +9,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <string>
+#include <type_traits>
 
 using namespace llvm;
 
@@ -275,22 +278,147 @@ static void forEachChunk(uint64_t Count, uint64_t Seed, FnT Fn,
                  });
 }
 
-/// B[I] = Next() for I in [Begin, End), in order. f32 buffers (most of the
-/// big ones) are stored directly; HostBuffer::set, one call per element
-/// with a switch on the type, cost as much as drawing the value.
-template <typename NextT>
-static void storeEach(HostBuffer &B, uint64_t Begin, uint64_t End,
-                      NextT Next) {
-  if (B.type() == DType::F32) {
-    uint8_t *P = B.data();
-    for (uint64_t I = Begin; I < End; ++I) {
-      float F = float(Next());
-      std::memcpy(P + 4 * I, &F, 4);
+/// generateOnHost's loop over [Lo, Hi) for elements of \p Size bytes: a
+/// normal's pair is drawn once for both its elements.
+template <unsigned Size>
+static void generateRange(const crng::GenParams &P, uint8_t *D, uint64_t Lo,
+                          uint64_t Hi) {
+  auto Store = [&](uint64_t I, uint64_t Bits) {
+    if constexpr (Size == 1) {
+      D[I] = uint8_t(Bits);
+    } else {
+      using T = std::conditional_t<
+          Size == 2, uint16_t, std::conditional_t<Size == 4, uint32_t, uint64_t>>;
+      T V = T(Bits);
+      std::memcpy(D + Size * I, &V, Size);
     }
-    return;
+  };
+  for (uint64_t I = Lo; I < Hi;) {
+    if (P.Kind == crng::GenNormal && !(I & 1) && I + 1 < Hi) {
+      crng::Pair N = crng::normalPair(P.Key, I >> 1);
+      Store(I, crng::finishBits(P, P.A + P.B * N.First));
+      Store(I + 1, crng::finishBits(P, P.A + P.B * N.Second));
+      I += 2;
+      continue;
+    }
+    Store(I, crng::elementBits(P, I));
+    ++I;
   }
-  for (uint64_t I = Begin; I < End; ++I)
-    B.set(I, Next());
+}
+
+void generateOnHost(const crng::GenParams &P, HostBuffer &B) {
+  // A chunk per 2^20 elements; each element depends on its index alone.
+  parallelChunks(P.Count, uint64_t(1) << 20,
+                 [&](uint64_t, uint64_t Lo, uint64_t Hi) {
+                   switch (crng::sizeOf(P.Type)) {
+                   case 8:
+                     return generateRange<8>(P, B.data(), Lo, Hi);
+                   case 4:
+                     return generateRange<4>(P, B.data(), Lo, Hi);
+                   case 2:
+                     return generateRange<2>(P, B.data(), Lo, Hi);
+                   default:
+                     return generateRange<1>(P, B.data(), Lo, Hi);
+                   }
+                 });
+}
+
+/// Whether value mode \p Mode replaces or changes the values of \p A: float
+/// inputs whose generator is neither structural nor a constant.
+static bool valueModeApplies(const ArgSpec &A, ValueMode Mode) {
+  return Mode != ValueMode::Spec && Mode != ValueMode::Captured &&
+         isFloating(A.Type) && !A.Init.isStructural() &&
+         A.Init.Kind != "constant";
+}
+
+/// The real range [lo, hi) of uniform(lo, hi) and sorted(lo, hi) on floats.
+static Expected<std::pair<double, double>>
+realRange(const KernelSpec &S, const ArgSpec &A, const Env &Vars) {
+  auto Lo = genArg(S, A, Vars, 0, 0.0);
+  if (!Lo)
+    return Lo.takeError();
+  auto Hi = genArg(S, A, Vars, 1, 1.0);
+  if (!Hi)
+    return Hi.takeError();
+  if (Hi->real() < Lo->real())
+    return genError(S, A, formatv("empty range [{0}, {1})", Lo->real(),
+                                  Hi->real()));
+  return std::make_pair(Lo->real(), Hi->real());
+}
+
+/// The integer range [lo, hi] of randint(lo, hi) and sorted(lo, hi).
+static Expected<std::pair<int64_t, int64_t>>
+intRange(const KernelSpec &S, const ArgSpec &A, const Env &Vars) {
+  auto Lo = genIntArg(S, A, Vars, 0);
+  if (!Lo)
+    return Lo.takeError();
+  auto Hi = genIntArg(S, A, Vars, 1);
+  if (!Hi)
+    return Hi.takeError();
+  if (*Hi < *Lo)
+    return genError(S, A, formatv("empty range [{0}, {1}]", *Lo, *Hi));
+  return std::make_pair(*Lo, *Hi);
+}
+
+/// The counter-based recipe of \p A's values under \p Mode, or nullopt when
+/// they need host logic (sorted, permutation, CSR, arange, constant; a
+/// negated one of those).
+static Expected<std::optional<crng::GenParams>>
+counterRecipe(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
+              uint64_t Count, uint64_t Seed, ValueMode Mode) {
+  crng::GenParams P;
+  P.Count = Count;
+  P.Type = dtypeCode(A.Type);
+  StringRef K = A.Init.Kind;
+  bool Mode2 = valueModeApplies(A, Mode);
+  if (Mode2 && Mode != ValueMode::Negative) {
+    // The mode's values replace the spec's, from a stream of their own.
+    P.Key = deriveSeed(Seed, (A.Name + "#" + valueModeName(Mode)).str());
+    if (Mode == ValueMode::Large) {
+      P.Kind = crng::GenNormal;
+      P.A = 0;
+      P.B = largeScale(A.Type);
+    } else if (Mode == ValueMode::Denormal) {
+      P.Kind = crng::GenDenormal;
+      P.A = dtypeMinNormal(A.Type);
+    } else {
+      P.Kind = crng::GenZero;
+    }
+    return P;
+  }
+  P.Key = deriveSeed(Seed, A.Name);
+  P.Negate = Mode2 && Mode == ValueMode::Negative;
+  if (K == "normal") {
+    auto Mean = genArg(S, A, Vars, 0, 0.0);
+    if (!Mean)
+      return Mean.takeError();
+    auto Std = genArg(S, A, Vars, 1, 1.0);
+    if (!Std)
+      return Std.takeError();
+    P.Kind = crng::GenNormal;
+    P.A = Mean->real();
+    P.B = Std->real();
+    return P;
+  }
+  if (K == "uniform") {
+    auto R = realRange(S, A, Vars);
+    if (!R)
+      return R.takeError();
+    P.Kind = crng::GenUniform;
+    P.A = R->first;
+    P.B = R->second - R->first;
+    return P;
+  }
+  if (K == "randint") {
+    auto R = intRange(S, A, Vars);
+    if (!R)
+      return R.takeError();
+    P.Kind = crng::GenRandInt;
+    P.Lo = R->first;
+    P.Hi = R->second;
+    return P;
+  }
+  return std::nullopt;
 }
 
 /// Generates one buffer per its spec generator.
@@ -304,37 +432,11 @@ generateOne(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
   StringRef K = A.Init.Kind;
   bool Int = !isFloating(A.Type);
 
-  if (K == "normal") {
-    auto Mean = genArg(S, A, Vars, 0, 0.0);
-    if (!Mean)
-      return Mean.takeError();
-    auto Std = genArg(S, A, Vars, 1, 1.0);
-    if (!Std)
-      return Std.takeError();
-    double M = Mean->real(), Sd = Std->real();
-    forEachChunk(Count, BufferSeed, [&](Rng &CR, uint64_t Lo, uint64_t Hi) {
-      storeEach(B, Lo, Hi, [&] { return M + Sd * CR.normal(); });
-    });
-    return B;
-  }
-  if (K == "uniform" || (K == "sorted" && !Int)) {
-    auto Lo = genArg(S, A, Vars, 0, 0.0);
-    if (!Lo)
-      return Lo.takeError();
-    auto Hi = genArg(S, A, Vars, 1, 1.0);
-    if (!Hi)
-      return Hi.takeError();
-    if (Hi->real() < Lo->real())
-      return genError(S, A, formatv("empty range [{0}, {1})", Lo->real(),
-                                    Hi->real()));
-    double L = Lo->real(), W = Hi->real() - Lo->real();
-    if (K != "sorted") {
-      forEachChunk(Count, BufferSeed, [&](Rng &CR, uint64_t Begin,
-                                          uint64_t End) {
-        storeEach(B, Begin, End, [&] { return L + W * CR.uniform(); });
-      });
-      return B;
-    }
+  if (K == "sorted" && !Int) {
+    auto Range = realRange(S, A, Vars);
+    if (!Range)
+      return Range.takeError();
+    double L = Range->first, W = Range->second - Range->first;
     std::vector<double> V(Count);
     for (double &X : V)
       X = L + W * R.uniform();
@@ -343,28 +445,14 @@ generateOne(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
       B.set(I, V[I]);
     return B;
   }
-  if (K == "randint" || K == "sorted") {
-    auto Lo = genIntArg(S, A, Vars, 0);
-    if (!Lo)
-      return Lo.takeError();
-    auto Hi = genIntArg(S, A, Vars, 1);
-    if (!Hi)
-      return Hi.takeError();
-    if (*Hi < *Lo)
-      return genError(S, A, formatv("empty range [{0}, {1}]", *Lo, *Hi));
+  if (K == "sorted") {
+    auto Range = intRange(S, A, Vars);
+    if (!Range)
+      return Range.takeError();
     std::vector<int64_t> V(Count);
-    if (K == "sorted") {
-      for (int64_t &X : V)
-        X = R.range(*Lo, *Hi);
-      std::sort(V.begin(), V.end());
-    } else {
-      int64_t L = *Lo, H = *Hi;
-      forEachChunk(Count, BufferSeed, [&](Rng &CR, uint64_t Begin,
-                                          uint64_t End) {
-        for (uint64_t I = Begin; I < End; ++I)
-          V[I] = CR.range(L, H);
-      });
-    }
+    for (int64_t &X : V)
+      X = R.range(Range->first, Range->second);
+    std::sort(V.begin(), V.end());
     for (uint64_t I = 0; I < Count; ++I)
       B.setInt(I, V[I]);
     return B;
@@ -524,37 +612,14 @@ generateOne(const KernelSpec &S, const ArgSpec &A, const Env &Vars,
   return genError(S, A, "unknown generator '" + K.str() + "'");
 }
 
-/// Replaces the values of a float input for an adversarial value mode.
-static void applyValueMode(HostBuffer &B, ValueMode Mode, uint64_t Seed,
-                           StringRef Name) {
-  if (Mode == ValueMode::Spec || Mode == ValueMode::Captured)
-    return;
-  DType T = B.type();
-  uint64_t ModeSeed =
-      deriveSeed(Seed, (Name + "#" + valueModeName(Mode)).str());
-  forEachChunk(B.count(), ModeSeed, [&](Rng &R, uint64_t Lo, uint64_t Hi) {
-    for (uint64_t I = Lo; I < Hi; ++I) {
-      switch (Mode) {
-      case ValueMode::Spec:
-      case ValueMode::Captured:
-        return;
-      case ValueMode::Large:
-        B.set(I, largeScale(T) * R.normal());
-        break;
-      case ValueMode::Negative:
-        B.set(I, -std::fabs(B.get(I)));
-        break;
-      case ValueMode::Zeros:
-        B.set(I, 0.0);
-        break;
-      case ValueMode::Denormal: {
-        double Mag = dtypeMinNormal(T) * R.uniform();
-        B.set(I, (R.next() & 1) ? -Mag : Mag);
-        break;
-      }
-      }
-    }
-  });
+/// values=negative on a float input made on the host (a counter-based
+/// recipe negates its own values; the other modes always have one).
+static void negateValues(HostBuffer &B) {
+  parallelChunks(B.count(), uint64_t(1) << 20,
+                 [&](uint64_t, uint64_t Lo, uint64_t Hi) {
+                   for (uint64_t I = Lo; I < Hi; ++I)
+                     B.set(I, -std::fabs(B.get(I)));
+                 });
 }
 
 const ShapeSet *shapeSetWithVars(const KernelSpec &S, const Env &Vars) {
@@ -598,13 +663,12 @@ static Expected<HostBuffer> readCapturedBuffer(const KernelSpec &S,
   return B;
 }
 
-Expected<std::map<std::string, HostBuffer>>
-generateInputs(const KernelSpec &S, const Env &Vars, uint64_t Seed,
-               ValueMode Mode) {
+Expected<InputSet> planInputs(const KernelSpec &S, const Env &Vars,
+                              uint64_t Seed, ValueMode Mode, bool OnDevice) {
   auto Counts = bufferCounts(S, Vars);
   if (!Counts)
     return Counts.takeError();
-  std::map<std::string, HostBuffer> Out;
+  InputSet Out;
   std::map<std::string, std::string> Blobs;
   if (Mode == ValueMode::Captured)
     if (const ShapeSet *Set = shapeSetWithVars(S, Vars))
@@ -618,24 +682,68 @@ generateInputs(const KernelSpec &S, const Env &Vars, uint64_t Seed,
       bool Dependent = A.Init.Kind == "csr_colind";
       if (Dependent != (Pass == 1))
         continue;
+      uint64_t Count = (*Counts)[A.Name];
       auto Blob = Blobs.find(A.Name);
       if (Blob != Blobs.end()) {
-        auto B = readCapturedBuffer(S, A, (*Counts)[A.Name], Blob->second);
+        auto B = readCapturedBuffer(S, A, Count, Blob->second);
         if (!B)
           return B.takeError();
-        Out[A.Name] = std::move(*B);
+        Out.Host[A.Name] = std::move(*B);
         continue;
       }
-      auto B = generateOne(S, A, Vars, (*Counts)[A.Name], Seed, Out);
+      auto Recipe = counterRecipe(S, A, Vars, Count, Seed, Mode);
+      if (!Recipe)
+        return Recipe.takeError();
+      if (*Recipe) {
+        if (OnDevice) {
+          Out.Device[A.Name] = **Recipe;
+        } else {
+          HostBuffer B(A.Type, Count);
+          generateOnHost(**Recipe, B);
+          Out.Host[A.Name] = std::move(B);
+        }
+        continue;
+      }
+      auto B = generateOne(S, A, Vars, Count, Seed, Out.Host);
       if (!B)
         return B.takeError();
-      if (Mode != ValueMode::Spec && Mode != ValueMode::Captured &&
-          isFloating(A.Type) &&
-          !A.Init.isStructural() && A.Init.Kind != "constant")
-        applyValueMode(*B, Mode, Seed, A.Name);
-      Out[A.Name] = std::move(*B);
+      if (valueModeApplies(A, Mode))
+        negateValues(*B); // The only mode without a recipe of its own.
+      Out.Host[A.Name] = std::move(*B);
     }
   return Out;
+}
+
+Expected<std::map<std::string, HostBuffer>>
+generateInputs(const KernelSpec &S, const Env &Vars, uint64_t Seed,
+               ValueMode Mode) {
+  auto Set = planInputs(S, Vars, Seed, Mode, /*OnDevice=*/false);
+  if (!Set)
+    return Set.takeError();
+  return std::move(Set->Host);
+}
+
+const HostBuffer *InputSet::host(const std::string &Name) {
+  auto It = Host.find(Name);
+  if (It != Host.end())
+    return &It->second;
+  auto R = Device.find(Name);
+  if (R == Device.end())
+    return nullptr;
+  HostBuffer B(DType(R->second.Type), R->second.Count);
+  generateOnHost(R->second, B);
+  return &(Host[Name] = std::move(B));
+}
+
+const std::map<std::string, HostBuffer> &InputSet::allOnHost() {
+  for (auto &[Name, Recipe] : Device)
+    host(Name);
+  return Host;
+}
+
+bool deviceVerifyEnabled() {
+  const char *V = std::getenv("ASTRA_HOST_VERIFY");
+  return !V || !*V || StringRef(V) == "0";
 }
 
 static std::vector<InputRequest> requestsOf(const Env &Vars,
@@ -648,12 +756,14 @@ static std::vector<InputRequest> requestsOf(const Env &Vars,
 }
 
 InputPrefetcher::InputPrefetcher(const KernelSpec &S, const Env &Vars,
-                                 std::vector<uint64_t> Seeds, ValueMode Mode)
-    : InputPrefetcher(S, requestsOf(Vars, Seeds, Mode)) {}
+                                 std::vector<uint64_t> Seeds, ValueMode Mode,
+                                 bool OnDevice)
+    : InputPrefetcher(S, requestsOf(Vars, Seeds, Mode), OnDevice) {}
 
 InputPrefetcher::InputPrefetcher(const KernelSpec &S,
-                                 std::vector<InputRequest> Requests)
-    : Spec(S), Requests(std::move(Requests)) {
+                                 std::vector<InputRequest> Requests,
+                                 bool OnDevice)
+    : Spec(S), Requests(std::move(Requests)), OnDevice(OnDevice) {
   start();
 }
 
@@ -674,7 +784,7 @@ void InputPrefetcher::start() {
   const InputRequest *R = &Requests[Started++];
   // Spec outlives this object (the caller's); Requests is not resized.
   Pending = std::async(std::launch::async, [this, R] {
-    return generateInputs(Spec, R->Vars, R->Seed, R->Mode);
+    return planInputs(Spec, R->Vars, R->Seed, R->Mode, OnDevice);
   });
 }
 
@@ -686,14 +796,13 @@ void InputPrefetcher::skipTo(size_t Index) {
   start();
 }
 
-Expected<std::map<std::string, HostBuffer>>
-InputPrefetcher::next(double *WaitSeconds) {
+Expected<InputSet> InputPrefetcher::next(double *WaitSeconds) {
   if (!Pending.valid())
     return createStringError(inconvertibleErrorCode(),
                              "internal error: inputs asked for past the "
                              "run's last seed");
   auto T0 = std::chrono::steady_clock::now();
-  Expected<std::map<std::string, HostBuffer>> R = Pending.get();
+  Expected<InputSet> R = Pending.get();
   if (WaitSeconds)
     *WaitSeconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - T0)

@@ -102,6 +102,7 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
     return R;
   }
   S.Ops = Ops->get();
+  S.OnDevice = deviceVerifyEnabled();
   if (auto A = kernelAttributes(**Ctx, S.Baseline))
     R.BaselineResources = toInfo(*A);
   else
@@ -176,7 +177,7 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
   // seeds (First: where each run's seeds begin).
   std::optional<InputPrefetcher> Made;
   if (O.CandidateOnly || (O.Verify && J.Candidate))
-    Made.emplace(S.Spec, inputRequests(*Plan));
+    Made.emplace(S.Spec, inputRequests(*Plan), S.OnDevice);
   size_t First = 0;
 
   if (O.CandidateOnly) {

@@ -133,6 +133,31 @@ Error KernelRunner::upload(const std::map<std::string, HostBuffer> &Values) {
   return Error::success();
 }
 
+Error KernelRunner::upload(const InputSet &Values) {
+  if (Error E = upload(Values.Host))
+    return E;
+  for (const Buffer &B : Buffers) {
+    if (B.Arg->R != Role::Input && B.Arg->R != Role::InOut)
+      continue;
+    auto It = Values.Device.find(B.Arg->Name);
+    if (It == Values.Device.end())
+      continue;
+    const crng::GenParams &P = It->second;
+    if (P.Count * crng::sizeOf(P.Type) != B.Bytes)
+      return sizeMismatch(Label, B.Arg->Name, P.Count * crng::sizeOf(P.Type),
+                          B.Bytes);
+    if (!Ops)
+      return createStringError(inconvertibleErrorCode(),
+                               "internal error: %s buffer '%s' is to be made "
+                               "on the device without the device helpers",
+                               Label.c_str(), B.Arg->Name.c_str());
+    if (Error E = Ops->generate(P, B.Alloc.ptr() + B.Offset,
+                                Label + " input '" + B.Arg->Name + "'"))
+      return E;
+  }
+  return Error::success();
+}
+
 Error KernelRunner::poison(unsigned Variant) {
   for (const Buffer &B : Buffers) {
     if (B.Arg->R != Role::Output && B.Arg->R != Role::Scratch)
@@ -178,6 +203,49 @@ Expected<HostBuffer> KernelRunner::fetch(const Buffer &B) const {
   if (Error E = B.Alloc.download(B.Offset, H.data(), B.Bytes))
     return E;
   return H;
+}
+
+static Error noSavedCopy(StringRef Label, StringRef Name) {
+  return createStringError(inconvertibleErrorCode(),
+                           "internal error: %s has no saved copy of '%s'",
+                           Label.str().c_str(), Name.str().c_str());
+}
+
+Expected<std::map<std::string, HostBuffer>>
+KernelRunner::downloadSaved() const {
+  std::map<std::string, HostBuffer> Out;
+  for (const Buffer &B : Buffers) {
+    if (!written(B.Arg->R))
+      continue;
+    if (!B.Saved.ptr())
+      return noSavedCopy(Label, B.Arg->Name);
+    HostBuffer H(B.Arg->Type, B.Count);
+    if (Error E = B.Saved.download(0, H.data(), B.Bytes))
+      return E;
+    Out[B.Arg->Name] = std::move(H);
+  }
+  return Out;
+}
+
+Expected<HostBuffer> KernelRunner::downloadElement(StringRef Name, uint64_t I,
+                                                   bool Saved) const {
+  const Buffer *B = find(Name);
+  if (!B || I >= B->Count || (Saved && !B->Saved.ptr()))
+    return createStringError(inconvertibleErrorCode(),
+                             "internal error: %s has no element %llu of '%s'",
+                             Label.c_str(), (unsigned long long)I,
+                             Name.str().c_str());
+  HostBuffer H(B->Arg->Type, 1);
+  size_t Size = dtypeSize(B->Arg->Type);
+  if (Error E = Saved ? B->Saved.download(I * Size, H.data(), Size)
+                      : B->Alloc.download(B->Offset + I * Size, H.data(), Size))
+    return E;
+  return H;
+}
+
+cu::DevicePtr KernelRunner::savedAddress(StringRef Name) const {
+  const Buffer *B = find(Name);
+  return B ? B->Saved.ptr() : 0;
 }
 
 Expected<std::map<std::string, HostBuffer>>
@@ -267,9 +335,7 @@ Error KernelRunner::restoreWritten() const {
     if (!written(B.Arg->R))
       continue;
     if (!B.Saved.ptr())
-      return createStringError(inconvertibleErrorCode(),
-                               "internal error: %s has no saved copy of '%s'",
-                               Label.c_str(), B.Arg->Name.c_str());
+      return noSavedCopy(Label, B.Arg->Name);
     if (Error E = copy(B.Alloc.ptr() + B.Offset, B.Saved.ptr(), B.Bytes,
                        Label + " restoring '" + B.Arg->Name + "'"))
       return E;
@@ -303,9 +369,7 @@ Expected<bool> KernelRunner::changedSinceSave(StringRef Name,
   if (!Ops)
     return needsOps(Label);
   if (!B || !B->Saved.ptr())
-    return createStringError(inconvertibleErrorCode(),
-                             "internal error: %s has no saved copy of '%s'",
-                             Label.c_str(), Name.str().c_str());
+    return noSavedCopy(Label, Name);
   return Ops->differs(B->Alloc.ptr() + B->Offset, B->Saved.ptr(), B->Bytes,
                       TimeoutSeconds, (Label + " '" + Name + "'").str());
 }

@@ -2,6 +2,7 @@
 #include "astra/Engine/Profiler.h"
 #include "astra/Compile/PtxCompiler.h"
 #include "astra/Engine/Compare.h"
+#include "astra/Engine/DeviceCompare.h"
 #include "astra/Engine/Inputs.h"
 #include "astra/Engine/KernelRunner.h"
 #include "astra/Engine/ScaleRules.h"
@@ -178,7 +179,7 @@ void profileRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
   // a mask's density, change what the kernel costs.
   ValueMode Mode = S.Spec.capturedBlobs(Run.Shape).empty() ? ValueMode::Spec
                                                            : ValueMode::Captured;
-  auto Inputs = generateInputs(S.Spec, Run.Vars, Seed, Mode);
+  auto Inputs = planInputs(S.Spec, Run.Vars, Seed, Mode, S.OnDevice && S.Ops);
   if (!Inputs) {
     recordRunError(S, Inputs.takeError(), false, Where, Seed, Out);
     return;
@@ -210,6 +211,7 @@ void profileRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
     Kernels[1].IsCandidate = true;
   }
   for (Timed &T : Kernels) {
+    T.K->setDeviceOps(S.Ops);
     Error E = T.K->upload(*Inputs);
     if (!E)
       E = T.K->poison(0);
@@ -319,38 +321,104 @@ void profileRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
         TR.Baseline.MedianUs, Run.Name));
   Out.Timing = TR;
 
-  // The outputs of the last timed launches must still agree.
+  // The outputs of the last timed launches must still agree: on the device
+  // where the verification compares there (only a failure's evidence comes
+  // to the host), else on the host.
   if (!C)
     return;
-  auto BO = B->downloadWritten();
-  if (!BO) {
-    recordRunError(S, BO.takeError(), false, Where, Seed, Out);
-    return;
-  }
-  auto CO = C->downloadWritten();
-  if (!CO) {
-    recordRunError(S, CO.takeError(), true, Where, Seed, Out);
-    return;
-  }
   std::set<std::string> Checked;
   if (S.Spec.Check)
     for (std::string &N : validityCheckedBuffers(*S.Spec.Check))
       Checked.insert(N);
+  bool Device = S.OnDevice && S.Ops && !S.Spec.Check;
+  for (const ArgSpec &A : S.Spec.Args)
+    if (A.IsBuffer && A.R != Role::Input && A.Type == DType::F64)
+      Device = false;
+  std::map<std::string, HostBuffer> BO, CO;
+  if (!Device || S.Spec.Check) {
+    auto BD = B->downloadWritten();
+    if (!BD) {
+      recordRunError(S, BD.takeError(), false, Where, Seed, Out);
+      return;
+    }
+    auto CD = C->downloadWritten();
+    if (!CD) {
+      recordRunError(S, CD.takeError(), true, Where, Seed, Out);
+      return;
+    }
+    BO = std::move(*BD);
+    CO = std::move(*CD);
+  }
   for (const ArgSpec &A : S.Spec.Args) {
     if (!A.IsBuffer || (A.R != Role::Output && A.R != Role::InOut) ||
         Checked.count(A.Name))
       continue;
-    Comparison Cmp = compareBuffers(A.Name, BO->at(A.Name), CO->at(A.Name),
-                                    toleranceFor(S.Spec, A), 0);
-    std::optional<Mismatch> Example = Cmp.First;
-    std::string Why = describe(Cmp);
-    if (Cmp.ok() && scaleRulesApply(Run)) {
-      ScaleVerdict SV = checkScale(A.Name, BO->at(A.Name), CO->at(A.Name),
-                                   toleranceFor(S.Spec, A).Rtol);
-      if (SV.ok())
+    Tolerance Tol = toleranceFor(S.Spec, A);
+    std::optional<Mismatch> Example;
+    std::string Why;
+    if (Device) {
+      std::optional<Error> Lost;
+      auto Element = [&](uint64_t I)
+          -> std::optional<std::pair<HostBuffer, HostBuffer>> {
+        auto E1 = B->downloadElement(A.Name, I, /*Saved=*/false);
+        auto A1 = C->downloadElement(A.Name, I, /*Saved=*/false);
+        if (E1 && A1)
+          return std::make_pair(std::move(*E1), std::move(*A1));
+        Lost = joinErrors(E1 ? Error::success() : E1.takeError(),
+                          A1 ? Error::success() : A1.takeError());
+        return std::nullopt;
+      };
+      cu::DevicePtr BA = B->address(A.Name), CA = C->address(A.Name);
+      auto Cmp = compareOnDevice(*S.Ops, A.Name, A.Type, C->count(A.Name), BA,
+                                 CA, Tol, 0, false, S.timeout(), Element);
+      std::optional<ScaleVerdict> SV;
+      if (Cmp && Cmp->ok() && scaleRulesApply(Run)) {
+        auto V = checkScaleOnDevice(
+            A.Name, A.Type, C->count(A.Name), Tol.Rtol, *S.Ops, BA, CA,
+            S.timeout(), [&](uint64_t I) {
+              auto P = Element(I);
+              return P ? std::move(*P)
+                       : std::make_pair(HostBuffer(A.Type, 1),
+                                        HostBuffer(A.Type, 1));
+            });
+        if (!V) {
+          recordRunError(S, V.takeError(), true, Where, Seed, Out);
+          if (Lost)
+            consumeError(std::move(*Lost));
+          return;
+        }
+        SV = std::move(*V);
+      }
+      Error E = Cmp ? Error::success() : Cmp.takeError();
+      if (Lost)
+        E = joinErrors(std::move(E), std::move(*Lost));
+      if (E) {
+        recordRunError(S, std::move(E), true, Where, Seed, Out);
+        return;
+      }
+      Example = Cmp->First;
+      Why = describe(*Cmp);
+      if (Cmp->ok()) {
+        if (!SV || SV->ok())
+          continue;
+        Example = SV->Example;
+        Why = SV->Kind + ": " + describe(*SV);
+      }
+    } else {
+      Comparison Cmp =
+          compareBuffers(A.Name, BO.at(A.Name), CO.at(A.Name), Tol, 0);
+      Example = Cmp.First;
+      Why = describe(Cmp);
+      if (Cmp.ok() && scaleRulesApply(Run)) {
+        ScaleVerdict SV =
+            checkScale(A.Name, BO.at(A.Name), CO.at(A.Name), Tol.Rtol);
+        if (SV.ok())
+          continue;
+        Example = SV.Example;
+        Why = SV.Kind + ": " + describe(SV);
+      } else if (Cmp.ok()) {
         continue;
-      Example = SV.Example;
-      Why = SV.Kind + ": " + describe(SV);
+      }
     }
     FailureInfo F;
     F.Kind = "changed-when-timed";
@@ -371,7 +439,7 @@ void profileRun(EngineSession &S, const PlannedRun &Run, RunResult &Out) {
     for (const ArgSpec &A : S.Spec.Args)
       if (A.IsBuffer)
         Bufs[A.Name] =
-            A.R == Role::Input ? &Inputs->at(A.Name) : &CO->at(A.Name);
+            A.R == Role::Input ? &Inputs->allOnHost().at(A.Name) : &CO.at(A.Name);
     auto V = runValidityCheck(*S.Spec.Check, S.Spec, Run.Vars, Bufs);
     if (!V) {
       recordRunError(S, V.takeError(), false, Where, Seed, Out);

@@ -25,7 +25,7 @@ if getattr(config, "llvm_tools_dir", None):
     path.append(config.llvm_tools_dir)
 config.environment["PATH"] = os.pathsep.join(path + [os.environ.get("PATH", "")])
 for var in ["HOME", "TMPDIR", "CUDA_PATH", "CUDA_HOME", "LD_LIBRARY_PATH",
-            "ASTRA_CACHE_DIR", "ASTRA_RESOURCE_DIR"]:
+            "ASTRA_CACHE_DIR", "ASTRA_RESOURCE_DIR", "ASTRA_HOST_VERIFY"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 config.environment["LC_ALL"] = "C"

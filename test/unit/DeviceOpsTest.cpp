@@ -34,6 +34,22 @@ TEST(DeviceOpsTest, PtxHasBothEntries) {
   EXPECT_EQ(E, (std::vector<std::string>{"astra_fill", "astra_differs"}));
 }
 
+TEST(DeviceOpsTest, GeneratedPtxHasEveryEntry) {
+  std::vector<std::string> E = ptxEntries(ptxVerifierKernels());
+  EXPECT_EQ(E, (std::vector<std::string>{"astra_generate", "astra_compare",
+                                         "astra_moments", "astra_counts",
+                                         "astra_constant"}));
+  // Compiled without contraction: a fused multiply-add rounds once where
+  // the host rounds twice, and the values would differ. Every multiply and
+  // add also names its rounding (.rn): ptxas may fuse those that do not.
+  llvm::StringRef Ptx = ptxVerifierKernels();
+  EXPECT_EQ(Ptx.find("fma."), llvm::StringRef::npos);
+  for (const char *Loose : {"mul.f64", "add.f64", "sub.f64", "mul.f32",
+                            "add.f32", "sub.f32"})
+    EXPECT_EQ(Ptx.find(Loose), llvm::StringRef::npos) << Loose;
+  EXPECT_NE(Ptx.find("mul.rn.f64"), llvm::StringRef::npos);
+}
+
 TEST(DeviceOpsTest, PtxAssemblesForEveryTargetedGpu) {
   std::string Ptxas = findPtxas();
   if (Ptxas.empty())
@@ -43,17 +59,19 @@ TEST(DeviceOpsTest, PtxAssemblesForEveryTargetedGpu) {
   ASSERT_TRUE(bool(Ptx)) << llvm::toString(Ptx.takeError());
   auto Cubin = T.file("device-ops", "cubin");
   ASSERT_TRUE(bool(Cubin)) << llvm::toString(Cubin.takeError());
-  {
-    std::error_code EC;
-    llvm::raw_fd_ostream OS(*Ptx, EC);
-    ASSERT_FALSE(EC) << EC.message();
-    OS << ptxDeviceOps();
-  }
-  for (const char *Arch : {"sm_75", "sm_80", "sm_90"}) {
-    auto R = runTool(Ptxas, {Ptxas, std::string("-arch=") + Arch, *Ptx, "-o",
-                             *Cubin});
-    ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
-    EXPECT_EQ(R->ExitCode, 0) << Arch << ":\n" << R->Output;
+  for (llvm::StringRef Text : {ptxDeviceOps(), ptxVerifierKernels()}) {
+    {
+      std::error_code EC;
+      llvm::raw_fd_ostream OS(*Ptx, EC);
+      ASSERT_FALSE(EC) << EC.message();
+      OS << Text;
+    }
+    for (const char *Arch : {"sm_75", "sm_80", "sm_90"}) {
+      auto R = runTool(Ptxas, {Ptxas, std::string("-arch=") + Arch, *Ptx,
+                               "-o", *Cubin});
+      ASSERT_TRUE(bool(R)) << llvm::toString(R.takeError());
+      EXPECT_EQ(R->ExitCode, 0) << Arch << ":\n" << R->Output;
+    }
   }
 }
 

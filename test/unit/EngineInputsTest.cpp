@@ -249,10 +249,10 @@ TEST(EngineInputsTest, PrefetcherGivesEachSeedGenerateInputsBytesInOrder) {
       ASSERT_TRUE(bool(Got)) << toString(Got.takeError());
       EXPECT_GE(Wait, 0.0);
       auto Want = cantFail(generateInputs(S, E, Seed, M));
-      ASSERT_EQ(Got->size(), Want.size());
-      EXPECT_TRUE(Got->at("x") == Want.at("x")) << valueModeName(M).str()
+      ASSERT_EQ(Got->Host.size(), Want.size());
+      EXPECT_TRUE(Got->Host.at("x") == Want.at("x")) << valueModeName(M).str()
                                                 << " seed " << Seed;
-      EXPECT_TRUE(Got->at("i") == Want.at("i")) << "seed " << Seed;
+      EXPECT_TRUE(Got->Host.at("i") == Want.at("i")) << "seed " << Seed;
     }
     auto Past = P.next();
     ASSERT_FALSE(bool(Past));
@@ -295,13 +295,13 @@ TEST(EngineInputsTest, PrefetcherAcrossRunsSkipsWhatARunLeft) {
   InputPrefetcher P(S, R);
   EXPECT_EQ(P.position(), 0u);
   auto A = cantFail(P.next());
-  EXPECT_TRUE(A.at("x") == Want(0));
+  EXPECT_TRUE(A.Host.at("x") == Want(0));
   EXPECT_EQ(P.position(), 1u);
   P.skipTo(1); // Where it is: request 1 is kept, not made again.
   P.skipTo(0); // Backwards: nothing.
   EXPECT_EQ(P.position(), 1u);
   auto B = cantFail(P.next());
-  EXPECT_TRUE(B.at("x") == Want(1));
+  EXPECT_TRUE(B.Host.at("x") == Want(1));
   // The first run stops after two of its three seeds.
   P.skipTo(3);
   EXPECT_EQ(P.position(), 3u);
@@ -309,11 +309,11 @@ TEST(EngineInputsTest, PrefetcherAcrossRunsSkipsWhatARunLeft) {
   EXPECT_EQ(P.upcoming()->Seed, 1u);
   EXPECT_EQ(P.upcoming()->Vars.at("n").I, 5);
   auto C = cantFail(P.next());
-  EXPECT_EQ(C.at("x").count(), 5u);
-  EXPECT_TRUE(C.at("x") == Want(3));
+  EXPECT_EQ(C.Host.at("x").count(), 5u);
+  EXPECT_TRUE(C.Host.at("x") == Want(3));
   auto D = cantFail(P.next());
-  EXPECT_TRUE(D.at("x") == Want(4)) << "value mode of the request";
-  EXPECT_FALSE(D.at("x") ==
+  EXPECT_TRUE(D.Host.at("x") == Want(4)) << "value mode of the request";
+  EXPECT_FALSE(D.Host.at("x") ==
                cantFail(generateInputs(S, R[4].Vars, 4)).at("x"));
   EXPECT_EQ(P.position(), 5u);
   EXPECT_EQ(P.upcoming(), nullptr);

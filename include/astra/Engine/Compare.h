@@ -76,6 +76,9 @@ Tolerance toleranceFor(const KernelSpec &S, const ArgSpec &A);
 /// terms cancel. So atol rises to rtol times the RMS of the baseline's output:
 /// still far below any real bug's error, which is of the output's own size.
 Tolerance largeValueTolerance(Tolerance T, const HostBuffer &Expected);
+/// The same from the sum of the squares of the output's \p Finite finite
+/// values (the device computes them where the output stays).
+Tolerance largeValueTolerance(Tolerance T, double SumSquares, uint64_t Finite);
 
 /// The first element that failed, with the evidence.
 struct Mismatch {
@@ -113,6 +116,10 @@ Comparison compareBitwise(llvm::StringRef Name, const HostBuffer &Expected,
 /// within atol of zero are no longer weak: the rules of ScaleRules.h judge
 /// them by their own scale.) Empty when it is fine.
 std::string weakOutputWarning(llvm::StringRef Name, const HostBuffer &B);
+/// The same from what the device found: whether the \p Count elements are
+/// one value, and the first of them alone in \p First1.
+std::string weakOutputWarning(llvm::StringRef Name, const HostBuffer &First1,
+                              uint64_t Count, bool Constant);
 
 /// One-line summary for messages:
 ///   "out[1023]: expected 0.5, got nan (0x7fffdead): not written (still holds

@@ -11,14 +11,18 @@
 // message: when the device says "different", the caller downloads the buffer
 // and explains it exactly as before.
 //
-// The kernels are hand-written PTX (no compiler needed where the verifier
-// runs, a GPU machine without LLVM); ptxDeviceOps() exposes the text so a
-// test can assemble it with ptxas.
+// The fill and change kernels are hand-written PTX; the input generator
+// and the comparison's reductions are C++ shared with the host
+// (CounterRng.h, CompareCore.h) compiled to PTX at build time and embedded.
+// No compiler is needed where the verifier runs (a GPU machine without
+// LLVM); ptxDeviceOps() and ptxVerifierKernels() expose the texts so a test
+// can assemble them with ptxas.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_ENGINE_DEVICEOPS_H
 #define ASTRA_ENGINE_DEVICEOPS_H
 
+#include "astra/Engine/CompareCore.h"
 #include "astra/Runtime/Device.h"
 
 #include "llvm/Support/Error.h"
@@ -29,6 +33,15 @@ namespace astra {
 
 /// The PTX of the helper kernels (entries astra_fill and astra_differs).
 llvm::StringRef ptxDeviceOps();
+
+/// The PTX of the generated kernels (astra_generate, astra_compare,
+/// astra_moments, astra_counts, astra_constant), built from
+/// lib/Engine/device/VerifierKernels.cpp.
+llvm::StringRef ptxVerifierKernels();
+
+/// Blocks of the moments kernel: fixed, so that its sums are accumulated in
+/// the same order on every GPU.
+constexpr unsigned MomentBlocks = 1024;
 
 class DeviceOps {
 public:
@@ -48,14 +61,54 @@ public:
                                uint64_t Bytes, double TimeoutSeconds,
                                llvm::StringRef What);
 
+  /// Queues the generation of the buffer \p P describes at \p Dst (aligned
+  /// to its element size): the bytes generateOnHost(P) makes.
+  llvm::Error generate(const crng::GenParams &P, cu::DevicePtr Dst,
+                       llvm::StringRef What);
+
+  /// The element-wise comparison of \p Actual with \p Expected
+  /// (ccore::compareElement on every element). Waits for the stream.
+  llvm::Expected<ccore::CmpResult> compare(const ccore::CmpParams &P,
+                                           cu::DevicePtr Expected,
+                                           cu::DevicePtr Actual,
+                                           double TimeoutSeconds,
+                                           llvm::StringRef What);
+  /// The scale rules' first scan, its per-block parts merged on the host in
+  /// block order.
+  llvm::Expected<ccore::MomentsPart>
+  moments(uint64_t Count, uint32_t Type, double Tiny, cu::DevicePtr Expected,
+          cu::DevicePtr Actual, double TimeoutSeconds, llvm::StringRef What);
+  /// The scale rules' second scan.
+  llvm::Expected<ccore::CountsResult> counts(const ccore::CountsParams &P,
+                                             cu::DevicePtr Expected,
+                                             cu::DevicePtr Actual,
+                                             double TimeoutSeconds,
+                                             llvm::StringRef What);
+  /// How many of the \p Count elements at \p B differ from the first (by
+  /// value for floats, by bits otherwise): 0 when the buffer is one value.
+  llvm::Expected<uint64_t> differentFromFirst(uint64_t Count, uint32_t Type,
+                                              cu::DevicePtr B,
+                                              double TimeoutSeconds,
+                                              llvm::StringRef What);
+
 private:
   DeviceOps() = default;
+  /// Uploads \p Bytes of \p Init to the result area, queues \p F over
+  /// \p Items (\p Blocks when given), waits, and downloads the result.
+  llvm::Error reduce(cu::Function F, void **Params, uint64_t Items,
+                     const void *Init, void *Out, size_t Bytes,
+                     unsigned Blocks, double TimeoutSeconds,
+                     llvm::StringRef What);
   /// Grid size for a grid-stride loop over \p Items.
   unsigned gridFor(uint64_t Items) const;
   GpuContext *Ctx = nullptr;
   std::unique_ptr<GpuModule> Module;
   cu::Function Fill = nullptr, Differs = nullptr;
   DeviceAlloc Flag; ///< The compare's 4-byte answer.
+  std::unique_ptr<GpuModule> Generated; ///< ptxVerifierKernels().
+  cu::Function Generate = nullptr, Compare = nullptr, Moments = nullptr,
+               Counts = nullptr, Constant = nullptr;
+  DeviceAlloc Result; ///< The reductions' results.
 };
 
 } // namespace astra

@@ -37,6 +37,9 @@ struct EngineSession {
   LaunchSpec CandidateLaunch;
   llvm::raw_ostream *Log = nullptr; ///< Progress lines; may be null.
   DeviceOps *Ops = nullptr; ///< Fill and compare on the GPU; not owned.
+  /// Inputs made, and outputs compared, on the GPU (deviceVerifyEnabled());
+  /// false: on the host, as before the device path existed.
+  bool OnDevice = false;
 
   EngineSession(GpuContext &C, const VerifyJob &J, JobResult &R)
       : Ctx(C), Job(J), Result(R), Spec(J.Spec) {}

@@ -1,10 +1,18 @@
 //===- Inputs.h - Seeded input generation from specs -----------*- C++ -*-===//
 //
 // Every input byte is a pure function of (seed, shape set, argument name,
-// spec): `--seed S` replays a failure exactly, on any machine. The PRNG is
+// spec): `--seed S` replays a failure exactly, on any machine. The PRNGs are
 // fixed and documented (docs/engine.md):
 //
 //   stream seed = splitmix64 chain over (seed, FNV-1a-64(argument name))
+//
+// The value distributions (normal, uniform, randint and the adversarial
+// value modes) are counter-based (CounterRng.h: Philox-4x32-10 keyed by the
+// stream seed, counted by the element index), so they can be made on the
+// GPU, in place, with the bytes the host would make. The generators that
+// need host logic (sorted, permutation, indices_into, CSR structure, arange,
+// constant) use:
+//
 //   generator   = xoshiro256** seeded from the stream seed by splitmix64
 //   uniform     = (next() >> 11) * 2^-53                     in [0, 1)
 //   normal      = Marsaglia's polar method, with our own log() so the bits
@@ -18,6 +26,7 @@
 #ifndef ASTRA_ENGINE_INPUTS_H
 #define ASTRA_ENGINE_INPUTS_H
 
+#include "astra/Engine/CounterRng.h"
 #include "astra/Engine/HostBuffer.h"
 #include "astra/Spec/Spec.h"
 
@@ -86,6 +95,37 @@ llvm::Expected<std::map<std::string, HostBuffer>>
 generateInputs(const KernelSpec &S, const Env &Vars, uint64_t Seed,
                ValueMode Mode = ValueMode::Spec);
 
+/// Fills \p B (of P.Count elements) with the values recipe \p P gives, on
+/// all cores: the bytes the device's astra_generate makes, whatever the
+/// number of cores.
+void generateOnHost(const crng::GenParams &P, HostBuffer &B);
+
+/// One seed's inputs: the buffers made on the host, and the recipes of
+/// those whose values the GPU makes in place (planInputs).
+class InputSet {
+public:
+  std::map<std::string, HostBuffer> Host;
+  std::map<std::string, crng::GenParams> Device;
+
+  /// Input \p Name on the host; one the device makes is made here from its
+  /// recipe on first use (the same bytes). Null when there is no such input.
+  const HostBuffer *host(const std::string &Name);
+  /// Every input on the host.
+  const std::map<std::string, HostBuffer> &allOnHost();
+};
+
+/// The inputs of generateInputs, with the buffers whose values a
+/// counter-based recipe gives left to the device when \p OnDevice (else
+/// all made here).
+llvm::Expected<InputSet> planInputs(const KernelSpec &S, const Env &Vars,
+                                    uint64_t Seed, ValueMode Mode,
+                                    bool OnDevice);
+
+/// Whether verification makes inputs and compares outputs on the GPU: yes
+/// unless $ASTRA_HOST_VERIFY is set to a value other than 0 (the host path,
+/// kept to measure against and to fall back on).
+bool deviceVerifyEnabled();
+
 /// One seed's inputs to make: the shape variables, the seed, the value mode.
 struct InputRequest {
   Env Vars;
@@ -99,15 +139,19 @@ struct InputRequest {
 /// device (about 1.8 s and 1.5 s a seed at 1.6 GB a buffer on an H100), so
 /// a verification that overlaps the two spends about half the time. Given a
 /// job's runs one after another, the next run's first seed is made while the
-/// current run's last one runs. The values are generateInputs' for each
-/// request: only when they are made changes.
+/// current run's last one runs. The values are planInputs' for each
+/// request: only when they are made changes. With inputs made on the
+/// device, only the structural buffers (indices, CSR) are made here.
 class InputPrefetcher {
 public:
   /// One run's seeds.
   InputPrefetcher(const KernelSpec &S, const Env &Vars,
-                  std::vector<uint64_t> Seeds, ValueMode Mode);
-  /// Any sequence of requests (\p S outlives the prefetcher).
-  InputPrefetcher(const KernelSpec &S, std::vector<InputRequest> Requests);
+                  std::vector<uint64_t> Seeds, ValueMode Mode,
+                  bool OnDevice = false);
+  /// Any sequence of requests (\p S outlives the prefetcher); \p OnDevice
+  /// as planInputs.
+  InputPrefetcher(const KernelSpec &S, std::vector<InputRequest> Requests,
+                  bool OnDevice = false);
   /// Waits for a seed still being made (an abandoned run's last one).
   ~InputPrefetcher();
   InputPrefetcher(const InputPrefetcher &) = delete;
@@ -116,8 +160,7 @@ public:
   /// The inputs of the next request (an error after the last), and starts
   /// making the one after it. \p WaitSeconds, when given, is how long the
   /// call waited for them.
-  llvm::Expected<std::map<std::string, HostBuffer>>
-  next(double *WaitSeconds = nullptr);
+  llvm::Expected<InputSet> next(double *WaitSeconds = nullptr);
 
   /// Goes on at request \p Index, at or after the next one (a run that
   /// stopped early leaves its remaining seeds to skip): inputs being made
@@ -137,8 +180,9 @@ private:
 
   const KernelSpec &Spec;
   std::vector<InputRequest> Requests;
+  bool OnDevice = false;
   size_t Started = 0; ///< Requests whose making has begun.
-  std::future<llvm::Expected<std::map<std::string, HostBuffer>>> Pending;
+  std::future<llvm::Expected<InputSet>> Pending;
 };
 
 /// The shape set of \p S whose variables are exactly \p Vars, or null.

@@ -16,6 +16,7 @@
 
 #include "astra/Engine/DeviceOps.h"
 #include "astra/Engine/HostBuffer.h"
+#include "astra/Engine/Inputs.h"
 #include "astra/Runtime/Device.h"
 #include "astra/Spec/Spec.h"
 
@@ -40,6 +41,9 @@ public:
   /// Uploads the inputs and in-outs of \p Values (by name) and rewrites
   /// every guard region. Inputs not in \p Values are left alone.
   llvm::Error upload(const std::map<std::string, HostBuffer> &Values);
+  /// upload() of \p Values' host buffers; the device buffers are generated
+  /// in place from their recipes (needs setDeviceOps).
+  llvm::Error upload(const InputSet &Values);
   /// Fills outputs and scratch with poison pattern \p Variant.
   llvm::Error poison(unsigned Variant);
   /// Queues the kernel on the context's stream.
@@ -87,6 +91,14 @@ public:
   /// empty when every guard is intact.
   llvm::Expected<std::string> checkGuards() const;
 
+  /// The copies saveWritten() last kept of the written buffers.
+  llvm::Expected<std::map<std::string, HostBuffer>> downloadSaved() const;
+  /// Element \p I of buffer \p Name, or of its saved copy with \p Saved,
+  /// alone in a buffer of one element (a failure's evidence).
+  llvm::Expected<HostBuffer> downloadElement(llvm::StringRef Name, uint64_t I,
+                                             bool Saved) const;
+  /// Device address of the copy saveWritten() keeps of \p Name (0 if none).
+  cu::DevicePtr savedAddress(llvm::StringRef Name) const;
   /// Device address of buffer \p Name as the kernel sees it (0 if none).
   cu::DevicePtr address(llvm::StringRef Name) const;
   uint64_t count(llvm::StringRef Name) const;

@@ -33,12 +33,14 @@
 #define ASTRA_ENGINE_SCALERULES_H
 
 #include "astra/Engine/Compare.h"
+#include "astra/Engine/DeviceOps.h"
 #include "astra/Engine/HostBuffer.h"
 #include "astra/Engine/RunPlan.h"
 
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -106,6 +108,21 @@ struct ScaleVerdict {
 /// comparison) only the constant and zeroed rules apply.
 ScaleVerdict checkScale(llvm::StringRef Name, const HostBuffer &Expected,
                         const HostBuffer &Actual, double Rtol);
+
+/// Element I of the expected and of the actual output, each alone in a
+/// buffer of one element (the evidence a message shows).
+using ScaleElementFn =
+    std::function<std::pair<HostBuffer, HostBuffer>(uint64_t)>;
+
+/// checkScale on outputs that stay on the device (\p N elements of \p T at
+/// \p Expected and \p Actual), its two scans made by \p Ops; \p Element
+/// fetches an example element when a rule fails. Not for f64 outputs,
+/// whose squares overflow the device's double sums (the caller compares
+/// those on the host).
+llvm::Expected<ScaleVerdict>
+checkScaleOnDevice(llvm::StringRef Name, DType T, uint64_t N, double Rtol,
+                   DeviceOps &Ops, cu::DevicePtr Expected, cu::DevicePtr Actual,
+                   double TimeoutSeconds, const ScaleElementFn &Element);
 
 /// Whether the rules judge the outputs of \p Run: every run but the
 /// denormal value run. Its inputs are subnormal, and flushing them to zero
