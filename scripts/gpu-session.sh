@@ -18,8 +18,8 @@
 #                     5 seeds) and optimized (defaults, --seed 1, --no-cache) with inputs
 #                     made and outputs compared on the host (ASTRA_HOST_VERIFY=1, the
 #                     old path) and on the GPU, in the same call: wall times and
-#                     verdicts in $OUT/paths.txt; $PATHS_OPT_TIMEOUT (default 330) bounds
-#                     the host path's optimize
+#                     verdicts in $OUT/paths.txt; $PATHS_DEVICE_TIMEOUT (default 300)
+#                     and $PATHS_OPT_TIMEOUT (default 330) bound the two paths' optimize
 #           polybench `scripts/polybench.py bench` over kernels/polybench against the
 #                     PolyBench-ACC sources in $POLYBENCH_CORPUS (default: the
 #                     repository's git-ignored .corpus/polybench-acc, carried to the
@@ -78,7 +78,7 @@ for stage in "$@"; do
       echo "verify $path: $(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s, exit $rc, $(grep -E '^(PASS|FAIL):' "$OUT/paths-verify-$path.txt" | head -1)" >> "$OUT/paths.txt"
     done
     for path in device host; do
-      host=0; limit=300; [ "$path" = host ] && host=1 limit=${PATHS_OPT_TIMEOUT:-330}
+      host=0; limit=${PATHS_DEVICE_TIMEOUT:-300}; [ "$path" = host ] && host=1 limit=${PATHS_OPT_TIMEOUT:-330}
       mkdir -p "$d/$path/sglang" && cp -r kernels/common "$d/$path/common"
       cp kernels/sglang/silu_and_mul.cu* "$d/$path/sglang/"
       t0=$(date +%s.%N)
