@@ -362,6 +362,18 @@ static int runBench(const Session &S) {
   if (Error E = recoverInterruptedTests(*Files))
     return reportError(std::move(E));
 
+  auto Exec = Opts.makeExecutor("bench");
+  if (!Exec)
+    return reportError(Exec.takeError());
+  if (*Exec && !Files->empty()) {
+    if (StopAfter > 0)
+      return reportError("bench: --stop-after works with one worker only "
+                         "(--gpus 1)");
+    if (!Opts.TestCommand.empty())
+      return reportError("bench: --test puts each winner into your files "
+                         "while your command runs; with several workers two "
+                         "files' tests could overlap: use --gpus 1");
+  }
   note("bench: " + std::to_string(Files->size()) + " files");
   std::string Dir = Opts.ReportDir.empty() ? std::string("bench-report")
                                            : Opts.ReportDir.getValue();
@@ -407,18 +419,6 @@ static int runBench(const Session &S) {
   }
 
   // A resumed scoreboard with nothing left to run is only printed again.
-  auto Exec = Opts.makeExecutor("bench");
-  if (!Exec)
-    return reportError(Exec.takeError());
-  if (*Exec && !Files->empty()) {
-    if (StopAfter > 0)
-      return reportError("bench: --stop-after works with one worker only "
-                         "(--gpus 1)");
-    if (!Opts.TestCommand.empty())
-      return reportError("bench: --test puts each winner into your files "
-                         "while your command runs; with several workers two "
-                         "files' tests could overlap: use --gpus 1");
-  }
   if (!Files->empty() && !Req->Static) {
     auto Driver = CudaDriver::get();
     if (!Driver)
