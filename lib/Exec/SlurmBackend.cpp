@@ -187,7 +187,8 @@ Error SlurmBackend::start(unsigned W, const Task &T) {
 }
 
 Expected<std::map<std::string, std::string>> SlurmBackend::states() {
-  auto Out = slurm({"squeue", "-h", "-n", RunName, "-o", "%i %T"});
+  // -t all: finished jobs too (kept for MinJobAge), with how they ended.
+  auto Out = slurm({"squeue", "-h", "-t", "all", "-n", RunName, "-o", "%i %T"});
   if (!Out)
     return Out.takeError();
   std::map<std::string, std::string> M;
