@@ -11,6 +11,9 @@
 #       jobs that ask for --gres=gpu:1). --prefix P runs Slurm and munge from
 #       .deb files unpacked with `dpkg -x` into P (fetch-debs makes them);
 #       default: the installed packages (Debian: slurm-wlm munge).
+#       --lifetime S stops it all after S seconds whatever happens (tests:
+#       a failing step cannot leave daemons behind). DIR/run CMD... runs a
+#       command with DIR/env.sh's variables.
 #   scripts/slurm-local.sh stop DIR
 #       cancels every job and stops the daemons (by their pid files).
 #   scripts/slurm-local.sh fetch-debs DIR
@@ -28,11 +31,12 @@ if [ -z "$cmd" ] || [ -z "$dir" ]; then
   exit 2
 fi
 shift 2
-gpus=0; prefix=""
+gpus=0; prefix=""; lifetime=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --gpus) gpus="$2"; shift 2 ;;
     --prefix) prefix="$(cd "$2" && pwd)"; shift 2 ;;
+    --lifetime) lifetime="$2"; shift 2 ;;
     *) echo "slurm-local: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -150,8 +154,13 @@ export SLURM_CONF="$dir/slurm.conf"
 export PATH="$bin:$sbin:\$PATH"
 export LD_LIBRARY_PATH="$libs\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 ENV
+printf '#!/bin/sh\n. "%s/env.sh"\nexec "$@"\n' "$dir" > "$dir/run"
+chmod +x "$dir/run"
 # shellcheck disable=SC1091
 . "$dir/env.sh"
+if [ "$lifetime" -gt 0 ]; then
+  setsid sh -c "sleep $lifetime; '$0' stop '$dir'" </dev/null >/dev/null 2>&1 &
+fi
 slurmctld -i -f "$dir/slurm.conf" >"$dir/slurmctld.out" 2>&1 || {
   echo "slurm-local: slurmctld did not start:" >&2
   tail -20 "$dir/slurmctld.out" "$dir/slurmctld.log" >&2 2>/dev/null; stop; exit 1; }
