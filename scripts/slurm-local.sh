@@ -84,7 +84,25 @@ arch="$(uname -m)-linux-gnu"
 bin="$prefix/usr/bin"; sbin="$prefix/usr/sbin"
 plugins="$prefix/usr/lib/$arch/slurm-wlm"
 libs="$plugins:$prefix/usr/lib/$arch:$prefix/lib/$arch"
-for f in "$sbin/slurmctld" "$sbin/slurmd" "$bin/sbatch" "$sbin/munged" "$plugins/auth_munge.so"; do
+# Debian's packages ship slurmctld-wlm, slurmd-wlm and slurmstepd-wlm; the
+# plain names are alternatives their install scripts make, which `dpkg -x`
+# does not run.
+if [ ! -e "$sbin/slurmctld" ] && [ -e "$sbin/slurmctld-wlm" ]; then
+  mkdir -p "$dir/sbin"
+  for p in slurmctld slurmd slurmstepd; do ln -sf "$sbin/$p-wlm" "$dir/sbin/$p"; done
+  # slurmd starts slurmstepd from the path it was built with.
+  if [ ! -e /usr/sbin/slurmstepd ]; then
+    if [ "$(id -u)" -eq 0 ]; then
+      ln -s "$sbin/slurmstepd-wlm" /usr/sbin/slurmstepd
+      echo "slurm-local: linked /usr/sbin/slurmstepd to $sbin/slurmstepd-wlm (slurmd runs it from there)"
+    else
+      echo "slurm-local: slurmd runs /usr/sbin/slurmstepd, which is missing; as root: ln -s $sbin/slurmstepd-wlm /usr/sbin/slurmstepd" >&2
+      exit 1
+    fi
+  fi
+  sbin="$dir/sbin"
+fi
+for f in "$sbin/slurmctld" "$sbin/slurmd" "$bin/sbatch" "$prefix/usr/sbin/munged" "$plugins/auth_munge.so"; do
   if [ ! -e "$f" ]; then
     echo "slurm-local: $f is missing (install slurm-wlm and munge, or give --prefix of unpacked .debs)" >&2
     exit 1
@@ -102,7 +120,7 @@ ctld_port=$base; slurmd_port=$((base + 1))
 
 head -c 1024 /dev/urandom > "$dir/munge/munge.key"
 chmod 400 "$dir/munge/munge.key"
-LD_LIBRARY_PATH="$libs" "$sbin/munged" --force \
+LD_LIBRARY_PATH="$libs" "$prefix/usr/sbin/munged" --force \
   --socket="$dir/munge/munge.socket" --key-file="$dir/munge/munge.key" \
   --pid-file="$dir/munged.pid" --log-file="$dir/munged.log" \
   --seed-file="$dir/munge/munge.seed" || {
@@ -151,7 +169,7 @@ CONF
 
 cat > "$dir/env.sh" <<ENV
 export SLURM_CONF="$dir/slurm.conf"
-export PATH="$bin:$sbin:\$PATH"
+export PATH="$bin:$sbin:$prefix/usr/sbin:\$PATH"
 export LD_LIBRARY_PATH="$libs\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
 ENV
 printf '#!/bin/sh\n. "%s/env.sh"\nexec "$@"\n' "$dir" > "$dir/run"

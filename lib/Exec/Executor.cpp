@@ -117,6 +117,12 @@ Executor::runWith(ArrayRef<Task> Tasks,
     }
     // Hand out work: each queued task to a worker it may go to.
     bool Started = false;
+    struct StartFailure {
+      size_t I;
+      unsigned W;
+      std::string Why;
+    };
+    std::vector<StartFailure> NotStarted;
     for (auto It = Queue.begin(); It != Queue.end();) {
       size_t I = *It;
       unsigned W = pickWorker(Idle, Lost, LastWorker[I]);
@@ -138,9 +144,8 @@ Executor::runWith(ArrayRef<Task> Tasks,
       O.Worker = B->workerName(W);
       LastWorker[I] = W;
       if (Error E = B->start(W, Tasks[I])) {
-        Fail(I, W, "could not start: " + toString(std::move(E)), false);
-        if (O.S == TaskOutcome::Infrastructure)
-          --Left;
+        // Handled after the hand-out: a retry goes to the queue's front.
+        NotStarted.push_back({I, W, "could not start: " + toString(std::move(E))});
         Started = true;
         continue;
       }
@@ -149,6 +154,11 @@ Executor::runWith(ArrayRef<Task> Tasks,
       ++St.Busy;
       ++St.Running;
       Started = true;
+    }
+    for (StartFailure &F : NotStarted) {
+      Fail(F.I, F.W, F.Why, false);
+      if (Out[F.I].S == TaskOutcome::Infrastructure)
+        --Left;
     }
     // Every worker lost: what is queued cannot run anywhere.
     bool AnyAlive = false;

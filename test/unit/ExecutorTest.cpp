@@ -349,3 +349,29 @@ TEST(SlurmBackend, JobScriptWritesTheStatusBesideTheResult) {
 }
 
 } // namespace
+
+namespace {
+/// A backend whose first start on worker 0 fails outright (sbatch refused).
+class RefusingBackend : public FakeBackend {
+public:
+  using FakeBackend::FakeBackend;
+  Error start(unsigned W, const Task &T) override {
+    if (W == 0 && !Refused++) {
+      Starts.push_back(T.Name + "@" + std::to_string(W) + "!");
+      return createStringError(inconvertibleErrorCode(), "sbatch: refused");
+    }
+    return FakeBackend::start(W, T);
+  }
+  unsigned Refused = 0;
+};
+
+TEST(Executor, AnAttemptThatCannotStartIsRetried) {
+  auto *B = new RefusingBackend(2);
+  BatchRun R = runOn(B, tasks({"a", "b", "c"}));
+  EXPECT_EQ(R.Starts.front(), "a@0!");
+  for (const TaskOutcome &O : R.Outcomes)
+    EXPECT_EQ(O.S, TaskOutcome::Finished);
+  EXPECT_EQ(R.Outcomes[0].Failures,
+            (std::vector<std::string>{"w0: could not start: sbatch: refused"}));
+}
+} // namespace

@@ -477,9 +477,15 @@ static int runBench(const Session &S) {
   if (Files->empty())
     if (Error E = WriteScoreboard(/*Write=*/false))
       return reportError(std::move(E));
+  // A kernel's summary line on stderr, and for a worker's bench also in
+  // the file its parent prints from.
   std::string SummarySoFar;
-  auto appendSummary = [&](StringRef Line) {
-    SummarySoFar += Line.str();
+  auto Summarize = [&](const KernelReport &R) -> Error {
+    printKernelSummary(errs(), R);
+    if (WorkerSummary.empty())
+      return Error::success();
+    raw_string_ostream OS(SummarySoFar);
+    printKernelSummary(OS, R);
     return writeFileAtomically(WorkerSummary, SummarySoFar);
   };
   auto SecondsSince = [](std::chrono::steady_clock::time_point T) {
@@ -524,26 +530,14 @@ static int runBench(const Session &S) {
       R.File = displayPath(FO.File);
       R.Kernel = sys::path::stem(FO.File).str();
       R.Error = FO.Error;
-      printKernelSummary(errs(), R);
-      if (!WorkerSummary.empty()) {
-        std::string Line;
-        raw_string_ostream OS(Line);
-        printKernelSummary(OS, R);
-        if (Error E = appendSummary(OS.str()))
-          return reportError(std::move(E));
-      }
+      if (Error E = Summarize(R))
+        return reportError(std::move(E));
       FileSeconds[R.File] = Took;
       All.push_back(R);
     }
     for (KernelReport &R : FO.Kernels) {
-      printKernelSummary(errs(), R);
-      if (!WorkerSummary.empty()) {
-        std::string Line;
-        raw_string_ostream OS(Line);
-        printKernelSummary(OS, R);
-        if (Error E = appendSummary(OS.str()))
-          return reportError(std::move(E));
-      }
+      if (Error E = Summarize(R))
+        return reportError(std::move(E));
       FileSeconds[R.File] = Took;
       All.push_back(R);
     }
