@@ -49,6 +49,14 @@ stop() {
     . "$dir/env.sh"
     timeout 10 scancel --full --quiet $(timeout 10 squeue -h -o %i 2>/dev/null) 2>/dev/null || true
   fi
+  # The watchdog of --lifetime goes too: it must not stop a later instance.
+  if [ -f "$dir/watchdog.pid" ]; then
+    w="$(cat "$dir/watchdog.pid")"
+    if [ "$w" != "$$" ] && [ "$w" != "$PPID" ]; then
+      kill -- -"$w" 2>/dev/null || kill "$w" 2>/dev/null || true
+    fi
+    rm -f "$dir/watchdog.pid"
+  fi
   for p in slurmd slurmctld munged; do
     if [ -f "$dir/$p.pid" ]; then
       pid="$(cat "$dir/$p.pid")"
@@ -178,6 +186,7 @@ chmod +x "$dir/run"
 . "$dir/env.sh"
 if [ "$lifetime" -gt 0 ]; then
   setsid sh -c "sleep $lifetime; '$0' stop '$dir'" </dev/null >/dev/null 2>&1 &
+  echo $! > "$dir/watchdog.pid"
 fi
 slurmctld -i -f "$dir/slurm.conf" >"$dir/slurmctld.out" 2>&1 || {
   echo "slurm-local: slurmctld did not start:" >&2

@@ -300,7 +300,7 @@ EngineEvaluator::JobSet EngineEvaluator::makeJobs(const Candidate &C,
         E.Detail = "the candidate's launch cannot be applied to the spec: " +
                    toString(L.takeError());
         Set.Decided = E;
-    return Set;
+        return Set;
       }
       J.CandidateLaunch = std::move(*L);
     }
@@ -311,7 +311,7 @@ EngineEvaluator::JobSet EngineEvaluator::makeJobs(const Candidate &C,
         E.Detail = "the candidate's launch cannot be applied to the launches "
                    "the code makes: " + toString(Space.takeError());
         Set.Decided = E;
-    return Set;
+        return Set;
       }
       J.LaunchSpace = std::move(Space->Variants);
       J.Notes = std::move(Space->Notes);
