@@ -14,7 +14,7 @@
 #          .slurm-debs/prefix: make it on a machine with network with
 #          `scripts/slurm-local.sh fetch-debs .slurm-debs` and carry it;
 #          without it the Slurm step is skipped with the reason),
-#          T1/T2/TS (seconds for each bench; default 240/150/150)
+#          T1/T2/TS (seconds for each bench; default 200/120/120)
 # Uses the portable tarball as scripts/gpu-session.sh does (dist/).
 set -u
 top="$(cd "$(dirname "$0")/.." && pwd)"
@@ -71,8 +71,8 @@ PY
 }
 ratio() { python3 -c "import sys; a=float(open('$OUT/$1.seconds').read()); b=float(open('$OUT/$2.seconds').read()); print(f'wall-time ratio $2/$1: {b/a:.3f}')"; }
 
-run gpus1 "${T1:-240}" --gpus 1
-run gpus2 "${T2:-150}" --gpus 2
+run gpus1 "${T1:-200}" --gpus 1
+run gpus2 "${T2:-120}" --gpus 2
 ratio gpus1 gpus2
 same gpus1 gpus2
 
@@ -91,7 +91,7 @@ fi
 cat "$OUT/slurm-start.log"
 # shellcheck disable=SC1091
 . /tmp/astra-slurm/env.sh
-run slurm "${TS:-150}" --executor=slurm --gpus 2 --slurm-args '--gres=gpu:1' --job-dir /tmp/astra-jobs
+run slurm "${TS:-120}" --executor=slurm --gpus 2 --slurm-args '--gres=gpu:1' --job-dir /tmp/astra-jobs
 ratio gpus2 slurm
 same gpus1 slurm
 timeout 30 squeue -t all > "$OUT/squeue.txt" 2>&1
