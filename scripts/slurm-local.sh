@@ -185,8 +185,9 @@ chmod +x "$dir/run"
 # shellcheck disable=SC1091
 . "$dir/env.sh"
 if [ "$lifetime" -gt 0 ]; then
-  setsid sh -c "sleep $lifetime; '$0' stop '$dir'" </dev/null >/dev/null 2>&1 &
-  echo $! > "$dir/watchdog.pid"
+  # It writes its own pid: setsid may fork, so $! need not be its.
+  setsid sh -c "echo \$\$ > '$dir/watchdog.pid'; sleep $lifetime; '$0' stop '$dir'" \
+    </dev/null >/dev/null 2>&1 &
 fi
 slurmctld -i -f "$dir/slurm.conf" >"$dir/slurmctld.out" 2>&1 || {
   echo "slurm-local: slurmctld did not start:" >&2
