@@ -7,7 +7,7 @@ top="$(cd "$(dirname "$0")/.." && pwd)"
 PACKAGES="clang-22 clang-tools-22 libclang-22-dev llvm-22-dev llvm-22-tools libpolly-22-dev
 cmake ninja-build g++ make git python3 python3-venv rapidjson-dev
 libcurl4-openssl-dev libgtest-dev zlib1g-dev libzstd-dev xz-utils python3-numpy
-libclang-rt-22-dev $*"
+libclang-rt-22-dev slurm-wlm munge $*"
 
 missing=""
 for p in $PACKAGES; do

@@ -1,5 +1,6 @@
 //===- EngineEvaluator.cpp ------------------------------------------------===//
 #include "astra/Agents/EngineEvaluator.h"
+#include "astra/Agents/WorkerJobs.h"
 #include "astra/Engine/RunPlan.h"
 #include "astra/Engine/JobRunner.h"
 #include "astra/Frontend/KernelModel.h"
@@ -238,8 +239,16 @@ Expected<LaunchSpacePlan> EngineEvaluator::launchSpace(size_t I,
 }
 
 Evaluation EngineEvaluator::test(const Candidate &C) {
-  Evaluation E = runJobs(C, /*Verify=*/true);
   std::string Hash = C.contentHash();
+  Evaluation E;
+  auto It = Prepared.find(Hash);
+  if (It != Prepared.end()) {
+    JobSet Set = std::move(It->second);
+    Prepared.erase(It);
+    E = finishJobs(Set, /*WithCandidate=*/true);
+  } else {
+    E = runJobs(C, /*Verify=*/true);
+  }
   LastTimings[Hash] = E.Timings;
   LastRegisters[Hash] = E.Registers;
   // The Profiler owns the timings; the Tester reports the verdict.
@@ -258,19 +267,23 @@ void EngineEvaluator::retime(const Candidate &C, Evaluation &E) {
   E.Timings = std::move(R.Timings);
 }
 
-Evaluation EngineEvaluator::runJobs(const Candidate &C, bool Verify) {
+EngineEvaluator::JobSet EngineEvaluator::makeJobs(const Candidate &C,
+                                                  bool Verify) {
+  JobSet Set;
   Evaluation E;
   auto Base = images(Candidate());
   if (!Base) {
     E.S = Evaluation::Status::RunError;
     E.Detail = "the original does not compile: " + toString(Base.takeError());
-    return E;
+    Set.Decided = E;
+    return Set;
   }
   auto Imgs = images(C);
   if (!Imgs) {
     E.S = Evaluation::Status::CompileError;
     E.Detail = toString(Imgs.takeError());
-    return E;
+    Set.Decided = E;
+    return Set;
   }
   std::vector<uint64_t> Seeds = nextSeeds();
   for (size_t I = 0; I < Specs.size(); ++I) {
@@ -286,7 +299,8 @@ Evaluation EngineEvaluator::runJobs(const Candidate &C, bool Verify) {
         E.S = Evaluation::Status::ContractBroken;
         E.Detail = "the candidate's launch cannot be applied to the spec: " +
                    toString(L.takeError());
-        return E;
+        Set.Decided = E;
+        return Set;
       }
       J.CandidateLaunch = std::move(*L);
     }
@@ -296,7 +310,8 @@ Evaluation EngineEvaluator::runJobs(const Candidate &C, bool Verify) {
         E.S = Evaluation::Status::ContractBroken;
         E.Detail = "the candidate's launch cannot be applied to the launches "
                    "the code makes: " + toString(Space.takeError());
-        return E;
+        Set.Decided = E;
+        return Set;
       }
       J.LaunchSpace = std::move(Space->Variants);
       J.Notes = std::move(Space->Notes);
@@ -310,12 +325,35 @@ Evaluation EngineEvaluator::runJobs(const Candidate &C, bool Verify) {
     J.Options.Profile = true;
     J.Options.Runs = Opts.Runs;
     J.Options.Sanitize = Verify && Opts.Sanitize;
-    JobResult R = runJobIsolated(J, Opts.JobTimeoutSeconds, Opts.Log);
+    Set.Jobs.push_back(std::move(J));
+  }
+  Set.Results.resize(Set.Jobs.size());
+  return Set;
+}
+
+std::vector<JobResult> EngineEvaluator::execute(ArrayRef<VerifyJob> Jobs) {
+  if (Opts.Exec)
+    return runJobsOnWorkers(*Opts.Exec, Jobs, Opts.JobTimeoutSeconds,
+                            Opts.Log);
+  std::vector<JobResult> Out;
+  for (const VerifyJob &J : Jobs)
+    Out.push_back(runJobIsolated(J, Opts.JobTimeoutSeconds, Opts.Log));
+  return Out;
+}
+
+Evaluation EngineEvaluator::finishJobs(JobSet &Set, bool WithCandidate) {
+  if (Set.Decided)
+    return *Set.Decided;
+  Evaluation E;
+  for (size_t I = 0; I < Set.Jobs.size(); ++I) {
+    if (!Set.Results[I])
+      Set.Results[I] = std::move(execute(ArrayRef(Set.Jobs[I])).front());
+    const JobResult &R = *Set.Results[I];
     if (R.CopyBandwidthGBps > 0)
       CopyGBps = R.CopyBandwidthGBps;
     if (!R.Device.Name.empty())
       Device = R.Device;
-    Evaluation One = evaluationFromJob(R, /*WithCandidate=*/true);
+    Evaluation One = evaluationFromJob(R, WithCandidate);
     for (ShapeTiming &T : One.Timings)
       T.Shape = label(Specs[I], T.Shape);
     bool Failed = !One.verified();
@@ -324,6 +362,32 @@ Evaluation EngineEvaluator::runJobs(const Candidate &C, bool Verify) {
       break; // No need to spend GPU time on the other instantiations.
   }
   return E;
+}
+
+Evaluation EngineEvaluator::runJobs(const Candidate &C, bool Verify) {
+  JobSet Set = makeJobs(C, Verify);
+  return finishJobs(Set, /*WithCandidate=*/true);
+}
+
+void EngineEvaluator::prepare(ArrayRef<const Candidate *> Cs) {
+  std::vector<std::pair<std::string, size_t>> Where;
+  std::vector<VerifyJob> All;
+  for (const Candidate *C : Cs) {
+    std::string Hash = C->contentHash();
+    JobSet Set = makeJobs(*C, /*Verify=*/true);
+    for (size_t I = 0; I < Set.Jobs.size(); ++I) {
+      Where.push_back({Hash, I});
+      All.push_back(Set.Jobs[I]);
+    }
+    Prepared[Hash] = std::move(Set);
+  }
+  // One GPU gains nothing from running ahead: test() runs each job when
+  // it comes, and may skip the instantiations after a failure.
+  if (!Opts.Exec || Opts.Exec->workers() < 2 || All.size() < 2)
+    return;
+  std::vector<JobResult> Rs = execute(All);
+  for (size_t K = 0; K < Rs.size(); ++K)
+    Prepared[Where[K].first].Results[Where[K].second] = std::move(Rs[K]);
 }
 
 void EngineEvaluator::profile(const Candidate &C, Evaluation &E) {
@@ -356,7 +420,7 @@ Evaluation EngineEvaluator::profileBaseline() {
     J.Options.Adversarial = false;
     J.Options.Profile = true;
     J.Options.Runs = Opts.Runs;
-    JobResult R = runJobIsolated(J, Opts.JobTimeoutSeconds, Opts.Log);
+    JobResult R = std::move(execute(ArrayRef(J)).front());
     if (R.CopyBandwidthGBps > 0)
       CopyGBps = R.CopyBandwidthGBps;
     if (!R.Device.Name.empty())

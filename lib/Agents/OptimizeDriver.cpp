@@ -579,6 +579,13 @@ FileOutcome OptimizeDriver::runFileOnce(const std::string &File,
         History.push_back(A);
         R.Outcome.Attempts.push_back(std::move(A));
       }
+      unsigned Compiled = 0;
+      for (const Attempt &A : R.Outcome.Attempts)
+        Compiled += A.C.Files.size() && A.E.S != Evaluation::Status::CompileError &&
+                    StringRef(A.Outcome).starts_with("compiles");
+      R.Outcome.StopReason += "; " + std::to_string(Compiled) + " of " +
+                              std::to_string(R.Outcome.Attempts.size()) +
+                              " plans compile";
       FinishLLM(R);
       FO.Kernels.push_back(std::move(R));
       continue;

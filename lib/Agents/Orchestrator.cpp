@@ -8,6 +8,8 @@
 #include <chrono>
 #include <deque>
 #include <map>
+#include <optional>
+#include <set>
 
 using namespace llvm;
 
@@ -199,6 +201,40 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
       break;
     }
     bool Gained = false;
+    // A coder that does not read the attempts codes the whole round first,
+    // so the Tester can run the round's tests at once (one per GPU); what
+    // follows sees their outcomes in the plans' order either way.
+    std::vector<std::optional<Expected<Candidate>>> Coded(Plans.size());
+    auto Realize = [&](unsigned I) -> Expected<Candidate> {
+      const Plan &P = Plans[I];
+      State.TriedLabels.insert(P.ParentId + ":" + P.label());
+      auto ParentIt = ById.find(P.ParentId);
+      const Candidate &Parent =
+          Candidates[ParentIt == ById.end() ? 0 : ParentIt->second];
+      Expected<Candidate> C = TheCoder.realize(P, Parent, State);
+      if (C) {
+        C->Id = "r" + std::to_string(Round) + "c" + std::to_string(I + 1);
+        C->ParentId = Parent.Id;
+        if (C->Rationale.empty())
+          C->Rationale = P.Rationale;
+      }
+      return C;
+    };
+    if (!TheCoder.readsHistory() && !OverBudget()) {
+      std::vector<const Candidate *> ToTest;
+      std::set<std::string> Hashes;
+      for (unsigned I = 0; I < Plans.size(); ++I) {
+        Coded[I].emplace(Realize(I));
+        Expected<Candidate> &C = *Coded[I];
+        if (!C || C->Files.empty())
+          continue;
+        std::string Hash = C->contentHash();
+        if (SeenHash.count(Hash) || !Hashes.insert(Hash).second)
+          continue;
+        ToTest.push_back(&*C);
+      }
+      TheTester.prepare(ToTest);
+    }
     for (unsigned I = 0; I < Plans.size(); ++I) {
       if (OverBudget()) {
         BudgetSpent = true;
@@ -208,7 +244,6 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
         break;
       }
       const Plan &P = Plans[I];
-      State.TriedLabels.insert(P.ParentId + ":" + P.label());
       Attempt A;
       A.Round = Round;
       A.P = P;
@@ -218,10 +253,9 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
                     unsigned(Plans.size()), P.label(), BestScore, Status});
       };
       Report("coding");
-      auto ParentIt = ById.find(P.ParentId);
-      const Candidate &Parent =
-          Candidates[ParentIt == ById.end() ? 0 : ParentIt->second];
-      Expected<Candidate> C = TheCoder.realize(P, Parent, State);
+      if (!Coded[I])
+        Coded[I].emplace(Realize(I));
+      Expected<Candidate> C = std::move(*Coded[I]);
       if (!C) {
         A.E.S = Evaluation::Status::CoderFailed;
         handleAllErrors(
@@ -239,10 +273,6 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
         Out.Attempts.push_back(std::move(A));
         continue;
       }
-      C->Id = "r" + std::to_string(Round) + "c" + std::to_string(I + 1);
-      C->ParentId = Parent.Id;
-      if (C->Rationale.empty())
-        C->Rationale = P.Rationale;
       A.C = *C;
       if (C->Files.empty()) {
         A.Outcome = "unchanged: the plan produced the baseline's code";
@@ -310,6 +340,10 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
       Report(A.Outcome + "; profiled" + ProfileTime);
       Out.Attempts.push_back(std::move(A));
     }
+    // Code made for plans the budget left untested.
+    for (auto &C : Coded)
+      if (C && !*C)
+        consumeError(C->takeError());
     std::stable_sort(Beam.begin(), Beam.end(), [](const Entry &A, const Entry &B) {
       return A.E->geomeanSpeedup() > B.E->geomeanSpeedup();
     });

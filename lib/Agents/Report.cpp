@@ -295,6 +295,106 @@ std::string reportMarkdown(const RunInfo &Info,
   return Out;
 }
 
+/// Where the text inside the brackets of the array under \p Key of the top
+/// object of \p Json starts and ends.
+static std::optional<std::pair<size_t, size_t>>
+topLevelArraySpan(StringRef Json, StringRef Key) {
+  unsigned Depth = 0;
+  bool WantArray = false;
+  size_t Open = 0;
+  for (size_t I = 0; I < Json.size(); ++I) {
+    char C = Json[I];
+    if (C == '"') {
+      size_t End = I + 1;
+      while (End < Json.size() && Json[End] != '"')
+        End += Json[End] == '\\' ? 2 : 1;
+      if (Depth == 1 && Json.slice(I + 1, End) == Key)
+        WantArray = true;
+      I = End;
+      continue;
+    }
+    if (C == '[' || C == '{') {
+      if (++Depth == 2 && WantArray && C == '[')
+        Open = I + 1;
+    } else if (C == ']' || C == '}') {
+      if (Depth-- == 2 && Open)
+        return std::make_pair(Open, I);
+      if (Depth == 1)
+        WantArray = false;
+    } else if (C == ',' && Depth == 1) {
+      WantArray = false;
+    }
+  }
+  return std::nullopt;
+}
+
+Expected<std::string> mergeReportJson(const RunInfo &Info,
+                                      const std::vector<std::string> &Parts,
+                                      const std::vector<std::string> &Names) {
+  // Each kernel is written again as JsonWriter writes it at its depth (two
+  // levels in: the top object, the kernels array), so the merged text is
+  // what one run over all the files writes.
+  std::string Head = reportJson(Info, {});
+  size_t Cut = Head.rfind("\"kernels\": []");
+  if (Cut == std::string::npos)
+    return createStringError(inconvertibleErrorCode(),
+                             "internal error: no kernels array in a report");
+  std::string Out = Head.substr(0, Cut) + "\"kernels\": [";
+  bool First = true;
+  for (size_t P = 0; P < Parts.size(); ++P) {
+    StringRef Name = P < Names.size() ? StringRef(Names[P]) : "report.json";
+    if (Error E = checkJsonNesting(Parts[P]))
+      return createStringError(inconvertibleErrorCode(), "%s: %s",
+                               Name.str().c_str(),
+                               toString(std::move(E)).c_str());
+    rapidjson::Document D;
+    D.Parse(Parts[P].data(), Parts[P].size());
+    auto K = D.IsObject() ? D.FindMember("kernels") : D.MemberEnd();
+    if (D.HasParseError() || !D.IsObject() || K == D.MemberEnd() ||
+        !K->value.IsArray())
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: not a report (no kernels array)",
+                               Name.str().c_str());
+    if (K->value.Empty())
+      continue;
+    // The array's text between its brackets: the elements as JsonWriter
+    // wrote them, numbers spelled as it spells them.
+    std::optional<std::pair<size_t, size_t>> Span = topLevelArraySpan(
+        Parts[P], "kernels");
+    if (!Span)
+      return createStringError(inconvertibleErrorCode(),
+                               "%s: not a report (no kernels array)",
+                               Name.str().c_str());
+    Out += (First ? "\n    " : ",\n    ") +
+           StringRef(Parts[P]).slice(Span->first, Span->second).trim().str();
+    First = false;
+  }
+  Out += First ? "]" : "\n  ]";
+  Out += Head.substr(Cut + std::string("\"kernels\": []").size());
+  return Out;
+}
+
+std::string mergeReportMarkdown(const RunInfo &Info,
+                                const std::vector<std::string> &Parts) {
+  // A part is its header, "## Summary" with the table's head and one row
+  // per kernel, then a "## <kernel>" section per kernel.
+  std::string Head = reportMarkdown(Info, {});
+  std::string Rows, Sections;
+  for (const std::string &P : Parts) {
+    StringRef T(P);
+    size_t Table = T.find("\n|---|");
+    if (Table == StringRef::npos)
+      continue;
+    T = T.drop_front(Table + 1);
+    T = T.drop_front(std::min(T.size(), T.find('\n') + 1));
+    size_t Sec = T.find("\n## ");
+    Rows += T.take_front(Sec).str();
+    if (Sec != StringRef::npos)
+      Sections += T.drop_front(Sec).str();
+  }
+  return Head + Rows + Sections;
+}
+
 Error writeReport(StringRef Dir, const RunInfo &Info,
                   const std::vector<KernelReport> &Rs) {
   if (std::error_code EC = sys::fs::create_directories(Dir))

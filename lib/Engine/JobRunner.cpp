@@ -63,8 +63,13 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
   R.Seeds = J.Seeds;
   const JobOptions &O = J.Options;
   auto Ctx = GpuContext::open(O.Device);
-  if (!Ctx)
-    return errorResult(toString(Ctx.takeError()));
+  if (!Ctx) {
+    // No GPU to run on: the place's failure, which an executor retries on
+    // another worker.
+    JobResult NoDevice = errorResult(toString(Ctx.takeError()));
+    NoDevice.Kind = "no-device";
+    return NoDevice;
+  }
   const DeviceInfo &DI = (*Ctx)->info();
   R.Device = {DI.Name, DI.driverString(), DI.SmCount, DI.CcMajor, DI.CcMinor,
               DI.L2Bytes, DI.MemoryBytes};

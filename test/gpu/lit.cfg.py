@@ -40,3 +40,20 @@ nvcc = shutil.which("nvcc") or os.path.join(cuda_path, "bin", "nvcc")
 if os.path.exists(nvcc):
     config.available_features.add("nvcc")
 config.substitutions.append(("%nvcc", nvcc))
+# How many GPUs the driver shows (through the driver, as clang-astra counts
+# them): the tests of --gpus 2 need two.
+def _gpu_count():
+    import ctypes
+    try:
+        cuda = ctypes.CDLL("libcuda.so.1")
+        n = ctypes.c_int(0)
+        if cuda.cuInit(0) != 0 or cuda.cuDeviceGetCount(ctypes.byref(n)) != 0:
+            return 0
+        return n.value
+    except OSError:
+        return 0
+_gpus = _gpu_count()
+if _gpus >= 2:
+    config.available_features.add("two-gpus")
+else:
+    lit_config.note("the --gpus 2 tests are skipped: the driver shows %d GPU(s)" % _gpus)

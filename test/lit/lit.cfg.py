@@ -91,3 +91,14 @@ polybench = os.path.join(getattr(config, "astra_corpus_dir", ""), "polybench-acc
 if os.path.isdir(os.path.join(polybench, "CUDA", "utilities")):
     config.available_features.add("polybench-corpus")
 config.substitutions.append(("%polybench", polybench))
+# A single-host Slurm of the test's own (scripts/slurm-local.sh) needs the
+# Debian packages slurm-wlm and munge (scripts/ensure-deps.sh installs them).
+slurm_missing = [b for b in ("slurmctld", "slurmd", "sbatch", "munged")
+                 if not (shutil.which(b) or os.path.exists("/usr/sbin/" + b))]
+if slurm_missing:
+    lit_config.note("the Slurm tests are skipped: no %s (install slurm-wlm and "
+                    "munge)" % ", ".join(slurm_missing))
+else:
+    config.available_features.add("slurm")
+config.substitutions.append(("%slurm-local", os.path.join(
+    config.astra_src_root, "scripts", "slurm-local.sh")))

@@ -399,6 +399,69 @@ TEST(Orchestrator, DuplicatesUnchangedAndCoderFailuresCostNoTest) {
   EXPECT_EQ(T.Calls["x"], 1);
 }
 
+/// Records what it was asked to prepare and test, and in which order.
+class RecordingTester : public FakeTester {
+public:
+  using FakeTester::FakeTester;
+  void prepare(ArrayRef<const Candidate *> Cs) override {
+    std::vector<std::string> Ids;
+    for (const Candidate *C : Cs)
+      Ids.push_back(C->Id + "=" + C->Files.at("/k.cu"));
+    Prepared.push_back(Ids);
+  }
+  Evaluation test(const Candidate &C) override {
+    Tested.push_back(C.Id);
+    return FakeTester::test(C);
+  }
+  std::vector<std::vector<std::string>> Prepared;
+  std::vector<std::string> Tested;
+};
+
+class HistoryCoder : public FakeCoder {
+public:
+  bool readsHistory() const override { return true; }
+};
+
+TEST(Orchestrator, PreparesARoundsTestsAndReadsThemInPlanOrder) {
+  Script S;
+  S.Speedups = {{"b", {1.5, 1.5}}};
+  ListPlanner P;
+  // A duplicate, a plan without code and one whose code is the original's
+  // are not tested, so not prepared either.
+  P.Rounds = {{{"a"}, {"b"}, {"a"}, {"nocode"}, {"noop"}, {"c"}},
+              {{"b", "d"}}};
+  FakeCoder C;
+  RecordingTester T(S);
+  FakeProfiler Pr(S);
+  OrchestratorOptions O;
+  O.Rounds = 2;
+  OptimizeOutcome Out = Orchestrator(P, C, T, Pr, O).run(facts());
+  ASSERT_GE(T.Prepared.size(), 2u);
+  EXPECT_EQ(T.Prepared[0],
+            (std::vector<std::string>{"r1c1=a", "r1c2=b", "r1c6=c"}));
+  EXPECT_EQ(T.Prepared[1], (std::vector<std::string>{"r2c1=b+d"}));
+  // The tests come in the plans' order; the winner's confirmation last.
+  ASSERT_GE(T.Tested.size(), 4u);
+  EXPECT_EQ(std::vector<std::string>(T.Tested.begin(), T.Tested.begin() + 4),
+            (std::vector<std::string>{"r1c1", "r1c2", "r1c6", "r2c1"}));
+  EXPECT_NE(Out.Attempts[2].Outcome.find("duplicate of r1c1"),
+            std::string::npos);
+}
+
+TEST(Orchestrator, ACoderThatReadsTheAttemptsCodesOneAtATime) {
+  Script S;
+  ListPlanner P;
+  P.Rounds = {{{"a"}, {"b"}}};
+  HistoryCoder C;
+  RecordingTester T(S);
+  FakeProfiler Pr(S);
+  OrchestratorOptions O;
+  O.Rounds = 1;
+  Orchestrator(P, C, T, Pr, O).run(facts());
+  EXPECT_TRUE(T.Prepared.empty());
+  EXPECT_EQ(T.Tested, (std::vector<std::string>{"r1c1", "r1c2"}));
+}
+
 TEST(Orchestrator, StopsAfterTwoRoundsWithoutGain) {
   Script S;
   S.Speedups["a"] = {1.3, 1.3};

@@ -107,3 +107,35 @@ TEST(Report, KernelsThatCouldNotRunSayWhy) {
 }
 
 } // namespace
+
+namespace {
+/// bench with several workers runs each file on its own and merges the
+/// reports: the result must be what one run over all the files writes.
+TEST(Report, MergedPartsAreOneRunsReport) {
+  RunInfo Info, Part;
+  Info.ToolVersion = Part.ToolVersion = "clang-astra 0.1.0";
+  Info.Command = "clang-astra bench kernels --gpus 2";
+  Part.Command = "clang-astra bench kernels/a.cu --gpus 1";
+  KernelReport A = sampleReport(), B = sampleReport(), C;
+  B.File = "kernels/b.cu";
+  B.Outcome.Winner.reset();
+  B.Outcome.NoWinnerReason = "nothing faster";
+  C.File = "kernels/c.cu";
+  C.Kernel = "c";
+  C.Error = "infrastructure failure: gpu 1: killed by signal 9 (Killed)";
+  std::vector<std::string> Json = {reportJson(Part, {A}),
+                                   reportJson(Part, {B, C}),
+                                   reportJson(Part, {})};
+  auto Merged = mergeReportJson(Info, Json, {"a", "b", "c"});
+  ASSERT_TRUE(bool(Merged)) << toString(Merged.takeError());
+  EXPECT_EQ(*Merged, reportJson(Info, {A, B, C}));
+  EXPECT_EQ(*mergeReportJson(Info, {}, {}), reportJson(Info, {}));
+  EXPECT_EQ(mergeReportMarkdown(Info, {reportMarkdown(Part, {A}),
+                                       reportMarkdown(Part, {B, C})}),
+            reportMarkdown(Info, {A, B, C}));
+  auto Bad = mergeReportJson(Info, {"{\"kernels\": 3}"}, {"w/0/report.json"});
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_EQ(toString(Bad.takeError()),
+            "w/0/report.json: not a report (no kernels array)");
+}
+} // namespace

@@ -12,6 +12,8 @@
 #include "OptimizeOptions.h"
 #include "Subcommands.h"
 #include "astra/Bench/Scoreboard.h"
+#include "astra/Engine/JobRunner.h"
+#include "astra/Exec/Executor.h"
 #include "astra/Frontend/KernelModel.h"
 #include "astra/Runtime/CudaDriver.h"
 #include "astra/Spec/Spec.h"
@@ -27,6 +29,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
+#include <cstdlib>
 #include <optional>
 #include <set>
 
@@ -62,6 +66,53 @@ static cl::opt<double> StopAfter(
     cl::init(0), cl::value_desc("seconds"), cl::sub(BenchCmd),
     cl::cat(AstraCategory));
 static OptimizeOptions Opts(BenchCmd);
+/// Set by a bench that spreads files over workers, for each worker's
+/// bench: the kernel summary lines also go to this file, which the parent
+/// prints in the order a one-worker run prints them.
+static cl::opt<std::string> WorkerSummary("worker-summary", cl::Hidden,
+                                          cl::sub(BenchCmd));
+
+/// Options of this bench that the parent handles, not a worker's bench.
+static bool parentOnly(StringRef Name) {
+  return Name == "gpus" || Name == "executor" || Name == "slurm-args" ||
+         Name == "job-dir" || Name == "report" || Name == "resume" ||
+         Name == "stop-after" || Name == "worker-summary";
+}
+
+/// The command that runs \p File's bench alone: this command's options,
+/// less the inputs and what parentOnly names, on one GPU, reporting into
+/// \p ReportDir.
+static std::vector<std::string> workerCommand(const Session &S, StringRef File,
+                                              StringRef ReportDir,
+                                              StringRef Summary) {
+  auto &Known = cl::getRegisteredOptions(BenchCmd);
+  std::vector<std::string> Out = {jobRunnerExecutable(), "bench"};
+  for (size_t I = 2; I < S.Args.size(); ++I) {
+    StringRef A = S.Args[I];
+    if (!A.starts_with("-") || A == "-")
+      continue; // An input: the worker gets its own.
+    StringRef Name = A.ltrim('-');
+    bool Inline = Name.contains('=');
+    Name = Name.split('=').first;
+    auto It = Known.find(Name);
+    bool TakesNext = It != Known.end() && !Inline &&
+                     It->second->getValueExpectedFlag() == cl::ValueRequired;
+    if (!parentOnly(Name)) {
+      Out.push_back(A.str());
+      if (TakesNext && I + 1 < S.Args.size())
+        Out.push_back(S.Args[I + 1]);
+    }
+    if (TakesNext)
+      ++I;
+  }
+  Out.insert(Out.end(), {File.str(), "--report", ReportDir.str(),
+                         "--gpus", "1", "--worker-summary", Summary.str()});
+  if (S.HasDashDash) {
+    Out.push_back("--");
+    Out.insert(Out.end(), S.ExtraFlags.begin(), S.ExtraFlags.end());
+  }
+  return Out;
+}
 
 /// Moves DIR/report.{json,md} of an earlier run to report.<k>.{json,md}
 /// (the first free k), so that resuming keeps every run's full report.
@@ -117,8 +168,169 @@ static Expected<std::vector<std::string>> collectSuite() {
   return Out;
 }
 
+/// bench with several workers: each file's whole bench runs in a process
+/// of its own on one worker (a GPU, or a Slurm job), and the scoreboard
+/// and report are merged from theirs in the files' order, the order a
+/// one-worker run measures and prints them in.
+static int benchOnWorkers(const Session &S, exec::Executor &E,
+                          const std::vector<std::string> &Files,
+                          StringRef Dir,
+                          const std::optional<StoredScoreboard> &Earlier,
+                          const std::map<std::string, std::pair<double, double>>
+                              &Torch) {
+  auto In = [](StringRef Parent, StringRef Name) {
+    SmallString<256> P(Parent);
+    sys::path::append(P, Name);
+    return std::string(P);
+  };
+  std::vector<exec::Task> Tasks;
+  for (size_t I = 0; I < Files.size(); ++I) {
+    std::string Work = In(E.taskDirectory(), "file-" + std::to_string(I));
+    if (std::error_code EC = sys::fs::create_directories(Work))
+      return reportError(Work + ": " + EC.message());
+    exec::Task T;
+    T.Name = displayPath(Files[I]);
+    T.Args = workerCommand(S, Files[I], Work, In(Work, "summary.txt"));
+    T.ResultPath = In(Work, "scoreboard.json");
+    T.LogPath = In(Work, "log.txt");
+    // A file's bench bounds each of its own jobs (--job-timeout); the whole
+    // of it has no limit of its own.
+    T.TimeoutSeconds = 0;
+    Tasks.push_back(std::move(T));
+  }
+  note(formatv("bench: {0} files on {1} workers", Files.size(), E.workers()));
+  showExecutorProgress(E, "bench");
+
+  std::optional<Scoreboard> Board;
+  if (Earlier)
+    Board = Earlier->Board;
+  RunInfo Info;
+  std::vector<std::string> Json, JsonNames, Md;
+  std::string ScoreMd;
+  Error Failed = Error::success();
+  bool AnyFailed = false;
+  auto Text = [](StringRef Path) -> std::string {
+    auto T = readFile(Path);
+    if (!T) {
+      consumeError(T.takeError());
+      return "";
+    }
+    return *T;
+  };
+  exec::InOrder Deliver(Files.size(), [&](size_t I,
+                                          const exec::TaskOutcome &O) {
+    if (Failed)
+      return;
+    const exec::Task &T = Tasks[I];
+    std::string Work = sys::path::parent_path(T.ResultPath).str();
+    Scoreboard Part;
+    if (ProgressQuiet || !errs().is_displayed()) {
+    } else {
+      errs() << "\r\033[K";
+    }
+    std::optional<StoredScoreboard> Stored;
+    if (O.S == exec::TaskOutcome::Finished) {
+      auto P = parseScoreboardJson(Text(T.ResultPath), T.ResultPath);
+      if (!P) {
+        Failed = P.takeError();
+        return;
+      }
+      Stored = std::move(*P);
+    }
+    if (Stored) {
+      Part = Stored->Board;
+      errs() << Text(In(Work, "summary.txt"));
+      std::string ReportText = Text(In(Work, "report.json"));
+      if (Info.Device.empty() || Info.Device == "unknown") {
+        Info = Stored->Info;
+        // What the scoreboard does not hold, the worker's report does.
+        rapidjson::Document D;
+        D.Parse(ReportText.data(), ReportText.size());
+        if (!D.HasParseError() && D.IsObject()) {
+          auto TC = D.FindMember("timed_compiler");
+          if (TC != D.MemberEnd() && TC->value.IsString())
+            Info.TimedCompiler = TC->value.GetString();
+          auto BW = D.FindMember("copy_bandwidth_gbs");
+          if (BW != D.MemberEnd() && BW->value.IsNumber())
+            Info.CopyBandwidthGBs = BW->value.GetDouble();
+        }
+      }
+      Json.push_back(ReportText);
+      JsonNames.push_back(In(Work, "report.json"));
+      Md.push_back(Text(In(Work, "report.md")));
+    } else {
+      // The file could not be measured for reasons outside it: a row that
+      // says so, as a file the optimizer could not run gets.
+      AnyFailed = true;
+      KernelReport R;
+      R.File = displayPath(Files[I]);
+      R.Kernel = sys::path::stem(Files[I]).str();
+      R.Error = O.describe() + " (its log: " + T.LogPath + ")";
+      printKernelSummary(errs(), R);
+      Part = buildScoreboard({R}, Torch, {{R.File, 0.0}});
+      RunInfo None;
+      Json.push_back(reportJson(None, {R}));
+      JsonNames.push_back(T.Name);
+      Md.push_back(reportMarkdown(None, {R}));
+    }
+    Board = Board ? mergeScoreboards(*Board, Part) : Part;
+    RunInfo ThisRun = Info;
+    fillRunInfo(ThisRun, Opts, S);
+    RunInfo BoardInfo = ThisRun;
+    if (Earlier) {
+      BoardInfo.Date = Earlier->Info.Date;
+      BoardInfo.Command = Earlier->Info.Command + "; resumed " +
+                          ThisRun.Date + ": " + ThisRun.Command;
+    }
+    ScoreMd = scoreboardMarkdown(*Board, BoardInfo);
+    auto Report = mergeReportJson(ThisRun, Json, JsonNames);
+    if (!Report) {
+      Failed = Report.takeError();
+      return;
+    }
+    for (auto &[Name, Content] :
+         std::vector<std::pair<std::string, std::string>>{
+             {"scoreboard.md", ScoreMd},
+             {"scoreboard.json", scoreboardJson(*Board, BoardInfo)},
+             {"scoreboard.svg", scoreboardSvg(*Board)},
+             {"report.json", *Report},
+             {"report.md", mergeReportMarkdown(ThisRun, Md)}})
+      if (Error Err = writeFileAtomically(In(Dir, Name), Content)) {
+        Failed = std::move(Err);
+        return;
+      }
+  });
+  E.run(Tasks, [&](size_t I, const exec::TaskOutcome &O) {
+    Deliver.arrived(I, O);
+  });
+  if (!ProgressQuiet && errs().is_displayed())
+    errs() << "\r\033[K";
+  if (Failed)
+    return reportError(std::move(Failed));
+  // The workers' files are kept only where one failed (its log says why).
+  if (!AnyFailed)
+    sys::fs::remove_directories(E.taskDirectory());
+  outs() << ScoreMd;
+  note("bench: scoreboard written to " + In(Dir, "scoreboard.md"));
+  return 0;
+}
+
+/// A worker's bench that dies at once, for the tests of what happens then
+/// (no GPU is needed to make a process die): ASTRA_TEST_KILL_WORKER names
+/// the CUDA_VISIBLE_DEVICES value of the worker whose bench is killed, or
+/// "all".
+static void killWorkerForTests() {
+  const char *Kill = std::getenv("ASTRA_TEST_KILL_WORKER");
+  const char *Gpu = std::getenv("CUDA_VISIBLE_DEVICES");
+  if (WorkerSummary.empty() || !Kill || !Gpu)
+    return;
+  if (StringRef(Kill) == "all" || StringRef(Kill) == Gpu)
+    ::raise(SIGKILL);
+}
+
 static int runBench(const Session &S) {
   auto Started = std::chrono::steady_clock::now();
+  killWorkerForTests();
   if (Inputs.empty())
     return reportError("bench: give a suite directory (e.g. kernels/) or files");
   if (StopAfter < 0)
@@ -147,12 +359,21 @@ static int runBench(const Session &S) {
   // A scoreboard reports what this run measured: never an earlier run's
   // outcome from the result cache.
   Req->UseResultCache = false;
-  if (Req->Static)
-    return reportError("bench: --static cannot measure anything; bench needs "
-                       "a GPU");
   if (Error E = recoverInterruptedTests(*Files))
     return reportError(std::move(E));
 
+  auto Exec = Opts.makeExecutor("bench");
+  if (!Exec)
+    return reportError(Exec.takeError());
+  if (*Exec && !Files->empty()) {
+    if (StopAfter > 0)
+      return reportError("bench: --stop-after works with one worker only "
+                         "(--gpus 1)");
+    if (!Opts.TestCommand.empty())
+      return reportError("bench: --test puts each winner into your files "
+                         "while your command runs; with several workers two "
+                         "files' tests could overlap: use --gpus 1");
+  }
   note("bench: " + std::to_string(Files->size()) + " files");
   std::string Dir = Opts.ReportDir.empty() ? std::string("bench-report")
                                            : Opts.ReportDir.getValue();
@@ -198,7 +419,7 @@ static int runBench(const Session &S) {
   }
 
   // A resumed scoreboard with nothing left to run is only printed again.
-  if (!Files->empty()) {
+  if (!Files->empty() && !Req->Static) {
     auto Driver = CudaDriver::get();
     if (!Driver)
       return reportError(toString(Driver.takeError()) +
@@ -207,6 +428,9 @@ static int runBench(const Session &S) {
       if (Error E = keepEarlierReport(Dir))
         return reportError(std::move(E));
   }
+
+  if (*Exec && !Files->empty())
+    return benchOnWorkers(S, **Exec, *Files, Dir, Earlier, Torch);
 
   OptimizeDriver Driver(*TC, *CC, *Req, progressPrinter());
   std::vector<KernelReport> All;
@@ -253,6 +477,17 @@ static int runBench(const Session &S) {
   if (Files->empty())
     if (Error E = WriteScoreboard(/*Write=*/false))
       return reportError(std::move(E));
+  // A kernel's summary line on stderr, and for a worker's bench also in
+  // the file its parent prints from.
+  std::string SummarySoFar;
+  auto Summarize = [&](const KernelReport &R) -> Error {
+    printKernelSummary(errs(), R);
+    if (WorkerSummary.empty())
+      return Error::success();
+    raw_string_ostream OS(SummarySoFar);
+    printKernelSummary(OS, R);
+    return writeFileAtomically(WorkerSummary, SummarySoFar);
+  };
   auto SecondsSince = [](std::chrono::steady_clock::time_point T) {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - T)
         .count();
@@ -295,12 +530,14 @@ static int runBench(const Session &S) {
       R.File = displayPath(FO.File);
       R.Kernel = sys::path::stem(FO.File).str();
       R.Error = FO.Error;
-      printKernelSummary(errs(), R);
+      if (Error E = Summarize(R))
+        return reportError(std::move(E));
       FileSeconds[R.File] = Took;
       All.push_back(R);
     }
     for (KernelReport &R : FO.Kernels) {
-      printKernelSummary(errs(), R);
+      if (Error E = Summarize(R))
+        return reportError(std::move(E));
       FileSeconds[R.File] = Took;
       All.push_back(R);
     }

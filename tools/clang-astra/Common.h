@@ -23,6 +23,9 @@ struct Session {
   bool HasDashDash = false;
   /// The command line as typed, for reports.
   std::string CommandLine;
+  /// The arguments before `--`, argv[0] included (bench hands them on to
+  /// the processes that run its files).
+  std::vector<std::string> Args;
 };
 
 extern llvm::cl::OptionCategory AstraCategory;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "Common.h"
 #include "OptimizeOptions.h"
+#include "astra/Exec/Executor.h"
 #include "Subcommands.h"
 #include "astra/Agents/OptimizeDriver.h"
 #include "astra/Config.h"
@@ -106,7 +107,24 @@ static int runOptimize(const Session &S) {
   if (Error E = recoverInterruptedTests(Req->Files))
     return reportError(std::move(E));
   bool Static = Req->Static;
-  if (!Static) {
+  auto Exec = Opts.makeExecutor("optimize");
+  if (!Exec)
+    return reportError(Exec.takeError());
+  if (*Exec) {
+    Req->Engine.Exec = Exec->get();
+    showExecutorProgress(**Exec, "optimize");
+  }
+  // With workers the GPUs are theirs: a Slurm login node has none.
+  if (!Static && *Exec) {
+    if (auto Dev = GpuContext::queryDevice(0)) {
+      Req->Gpu = Dev->Name;
+    } else {
+      // The result cache is kept per GPU model; without a name there is
+      // nothing to look up or store under.
+      consumeError(Dev.takeError());
+      Req->UseResultCache = false;
+    }
+  } else if (!Static) {
     auto Driver = CudaDriver::get();
     if (!Driver) {
       std::string Why = toString(Driver.takeError());

@@ -1,5 +1,9 @@
 //===- OptimizeOptions.cpp ------------------------------------------------===//
 #include "OptimizeOptions.h"
+#include "astra/Exec/GpuSelection.h"
+#include "astra/Exec/LocalBackend.h"
+#include "astra/Exec/SlurmBackend.h"
+#include "astra/Runtime/Device.h"
 #include "astra/Config.h"
 #include "astra/Rewrite/Pass.h"
 #include "astra/Support/Clock.h"
@@ -11,6 +15,7 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/Program.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstdlib>
@@ -140,7 +145,28 @@ OptimizeOptions::OptimizeOptions(cl::SubCommand &Cmd)
                            "process group is killed and it counts as failed "
                            "(default 600; 0: no limit)"),
                   cl::init(600), cl::value_desc("seconds"), cl::sub(Cmd),
-                  cl::cat(AstraCategory)) {}
+                  cl::cat(AstraCategory)),
+      Gpus("gpus",
+           cl::desc("Local GPUs to spread the work over, one worker process "
+                    "each: all (the default), a count N (the first N) or a "
+                    "list 0,2 (docs/scale-out.md); with --executor=slurm, how "
+                    "many jobs may be in Slurm at once (default 8)"),
+           cl::value_desc("all|N|0,2"), cl::sub(Cmd), cl::cat(AstraCategory)),
+      ExecutorKind("executor",
+                   cl::desc("Where jobs run: local (this machine's GPUs, the "
+                            "default) or slurm (sbatch jobs)"),
+                   cl::init("local"), cl::value_desc("local|slurm"),
+                   cl::sub(Cmd), cl::cat(AstraCategory)),
+      SlurmArgs("slurm-args",
+                cl::desc("Options for every sbatch, as a shell would split "
+                         "them (partition, account, gres, time)"),
+                cl::value_desc("'-p gpu --gres=gpu:1 ...'"), cl::sub(Cmd),
+                cl::cat(AstraCategory)),
+      JobDir("job-dir",
+             cl::desc("With --executor=slurm: a directory every node sees "
+                      "(job files, results, logs; default .astra-jobs in the "
+                      "current directory)"),
+             cl::value_desc("dir"), cl::sub(Cmd), cl::cat(AstraCategory)) {}
 
 Expected<OptimizeRequest>
 OptimizeOptions::request(std::vector<std::string> Files) const {
@@ -278,6 +304,107 @@ OptimizeOptions::request(std::vector<std::string> Files) const {
   R.CacheOptions = OS.str();
   ProgressQuiet = Quiet;
   return R;
+}
+
+Expected<std::unique_ptr<exec::Executor>>
+OptimizeOptions::makeExecutor(StringRef What) const {
+  auto Fail = [&](const Twine &Why) {
+    return createStringError(inconvertibleErrorCode(), "%s: %s",
+                             What.str().c_str(), Why.str().c_str());
+  };
+  if (ExecutorKind != "local" && ExecutorKind != "slurm")
+    return Fail("--executor=" + ExecutorKind +
+                ": expected local or slurm");
+  if (ExecutorKind == "local" &&
+      (SlurmArgs.getNumOccurrences() || JobDir.getNumOccurrences()))
+    return Fail("--slurm-args and --job-dir need --executor=slurm");
+  if (Static && (Gpus.getNumOccurrences() || ExecutorKind == "slurm") &&
+      What == "optimize")
+    return Fail("--static runs nothing on a GPU: --gpus and --executor do "
+                "not apply");
+  // One process per job: every job the executor runs writes its files in a
+  // directory of this run's own.
+  auto TaskDir = [&](StringRef Parent) -> Expected<std::string> {
+    SmallString<256> Base(Parent);
+    if (Base.empty()) {
+      if (std::error_code EC =
+              sys::fs::createUniqueDirectory("astra-exec", Base))
+        return Fail("cannot create a directory for the jobs: " +
+                    EC.message());
+      return std::string(Base);
+    }
+    if (std::error_code EC = sys::fs::make_absolute(Base))
+      return Fail(Base + ": " + EC.message());
+    if (std::error_code EC = sys::fs::create_directories(Base))
+      return Fail(Base + ": cannot create the job directory: " +
+                  EC.message());
+    sys::path::append(Base, "run-%%%%%%%%");
+    SmallString<256> Dir;
+    if (std::error_code EC = sys::fs::createUniqueDirectory(Base, Dir))
+      return Fail(Base + ": " + EC.message());
+    return std::string(Dir);
+  };
+  if (ExecutorKind == "slurm") {
+    unsigned Slots = 8;
+    if (Gpus.getNumOccurrences() && Gpus != "all" &&
+        (StringRef(Gpus).getAsInteger(10, Slots) || Slots == 0))
+      return Fail("--gpus " + Gpus +
+                  ": with --executor=slurm, a number of jobs (at least 1)");
+    auto Args = exec::SlurmBackend::splitArgs(SlurmArgs);
+    if (!Args)
+      return Args.takeError();
+    if (!sys::findProgramByName("sbatch"))
+      return Fail("--executor=slurm: sbatch is not on PATH");
+    auto Dir = TaskDir(JobDir.empty() ? ".astra-jobs" : JobDir.getValue());
+    if (!Dir)
+      return Dir.takeError();
+    std::string Run = "astra-" + sys::path::filename(*Dir).str();
+    return std::make_unique<exec::Executor>(
+        std::make_unique<exec::SlurmBackend>(Slots, std::move(*Args), *Dir,
+                                             Run));
+  }
+  // The GPUs this process sees. ASTRA_EXEC_FAKE_GPUS, for tests on machines
+  // without one, makes that number up: the workers then run only jobs
+  // that need no GPU (bench --static), or lose their worker at once.
+  unsigned Visible = 0;
+  if (const char *Fake = std::getenv("ASTRA_EXEC_FAKE_GPUS")) {
+    if (StringRef(Fake).getAsInteger(10, Visible))
+      return Fail(Twine("ASTRA_EXEC_FAKE_GPUS=") + Fake + ": not a number");
+  } else if (auto N = GpuContext::deviceCount()) {
+    Visible = *N;
+  } else {
+    consumeError(N.takeError());
+  }
+  // Without a GPU, each command does what it does without one.
+  if (Visible == 0)
+    return nullptr;
+  const char *Parent = std::getenv("CUDA_VISIBLE_DEVICES");
+  auto Selected = exec::selectGpus(Gpus.empty() ? "all" : Gpus.getValue(),
+                                   Visible, Parent ? Parent : "");
+  if (!Selected)
+    return Selected.takeError();
+  if (Selected->size() < 2)
+    return nullptr;
+  auto Dir = TaskDir("");
+  if (!Dir)
+    return Dir.takeError();
+  return std::make_unique<exec::Executor>(
+      std::make_unique<exec::LocalBackend>(std::move(*Selected), *Dir));
+}
+
+void showExecutorProgress(exec::Executor &E, StringRef What) {
+  bool Tty = errs().is_displayed();
+  std::string Prefix = "[" + What.str() + "] ";
+  E.setStatusCallback([Tty, Prefix](const exec::ExecStatus &S) {
+    if (ProgressQuiet)
+      return;
+    if (Tty) {
+      errs() << "\r\033[K" << Prefix << S.line();
+      errs().flush();
+    } else {
+      errs() << Prefix << S.line() << "\n";
+    }
+  });
 }
 
 ProgressFn progressPrinter() {

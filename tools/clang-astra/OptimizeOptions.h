@@ -4,6 +4,7 @@
 
 #include "Common.h"
 #include "astra/Agents/OptimizeDriver.h"
+#include "astra/Exec/Executor.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -36,7 +37,20 @@ public:
   /// --test: the user's command, run with each file's rewrite in place.
   llvm::cl::opt<std::string> TestCommand, TestDir;
   llvm::cl::opt<unsigned> TestTimeout;
+  /// Where jobs run: --gpus, --executor, --slurm-args, --job-dir.
+  llvm::cl::opt<std::string> Gpus, ExecutorKind, SlurmArgs, JobDir;
+
+  /// The executor the options ask for; null where jobs run as before, in
+  /// one child process at a time on this machine's first GPU (one local
+  /// GPU, or none: the commands then say what they do without one).
+  /// \p What names the work in messages ("optimize", "bench").
+  llvm::Expected<std::unique_ptr<exec::Executor>>
+  makeExecutor(llvm::StringRef What) const;
 };
+
+/// Prints the executor's workers and jobs on stderr as they change (a
+/// line rewritten in place on a terminal), unless --quiet.
+void showExecutorProgress(exec::Executor &E, llvm::StringRef What);
 
 /// --test on one file's outcome: the rewrite \p Final (path -> text) is put
 /// in place, the user's command runs, and the rewrite stays only when it

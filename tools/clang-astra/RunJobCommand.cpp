@@ -9,10 +9,12 @@
 #include "Common.h"
 #include "Subcommands.h"
 #include "astra/Engine/JobRunner.h"
+#include "astra/Exec/Task.h"
 #include "astra/Support/FileIO.h"
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <unistd.h>
 
 using namespace llvm;
@@ -43,6 +45,10 @@ static int runRunJob(const Session &S) {
                     : errorResult(toString(Job.takeError()));
   std::string Json = writeResultJson(R);
   int RC = R.passed() ? 0 : 1;
+  // On an executor's worker, a GPU that cannot be opened is the worker's
+  // failure, not the job's: the job goes to another worker.
+  if (R.Kind == "no-device" && std::getenv(exec::WorkerEnvVar))
+    RC = exec::WorkerLostExitCode;
   if (OutputFile.empty()) {
     outs() << Json;
   } else if (Error E = writeFileAtomically(OutputFile, Json)) {

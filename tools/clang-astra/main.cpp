@@ -37,6 +37,8 @@ int main(int Argc, const char **Argv) {
   for (int I = CutAt + 1; I < Argc; ++I)
     S.ExtraFlags.push_back(Argv[I]);
   S.HasDashDash = CutAt < Argc;
+  for (int I = 0; I < CutAt; ++I)
+    S.Args.push_back(Argv[I]);
   for (int I = 0; I < Argc; ++I)
     S.CommandLine += (I ? " " : "") + std::string(Argv[I]);
 

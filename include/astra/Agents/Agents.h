@@ -94,6 +94,11 @@ public:
   virtual llvm::Expected<Candidate> realize(const Plan &P,
                                             const Candidate &Parent,
                                             const PlanningState &S) = 0;
+  /// Whether realize() reads the attempts made so far (an LLM coder shows
+  /// the model the last failures): then a round's candidates are coded and
+  /// tested one after another, each seeing those before it; otherwise the
+  /// whole round is coded first and its tests may run at the same time.
+  virtual bool readsHistory() const { return false; }
 };
 
 /// The compile gate and the differential test against the original.
@@ -101,6 +106,10 @@ class Tester {
 public:
   virtual ~Tester();
   virtual Evaluation test(const Candidate &C) = 0;
+  /// The candidates test() will be asked about next, in that order (a
+  /// round's): a Tester may start their tests now, on several GPUs at once.
+  /// test() still reports each, in order, as if it ran it then.
+  virtual void prepare(llvm::ArrayRef<const Candidate *> Cs) {}
 };
 
 /// Times a verified candidate against the original in one process.

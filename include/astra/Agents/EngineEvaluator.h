@@ -17,6 +17,7 @@
 #include "astra/Agents/Agents.h"
 #include "astra/Compile/PtxCompiler.h"
 #include "astra/Engine/Job.h"
+#include "astra/Exec/Executor.h"
 #include "astra/Frontend/CudaToolchain.h"
 #include "astra/Frontend/LaunchFacts.h"
 #include "astra/Spec/LaunchSpace.h"
@@ -44,6 +45,9 @@ struct EngineOptions {
   std::optional<std::vector<std::string>> NvccTiming;
   /// Where each job's log lines go (null: nowhere).
   llvm::raw_ostream *Log = nullptr;
+  /// Runs the jobs on workers (several GPUs, Slurm); null: one child
+  /// process at a time on this machine (runJobIsolated).
+  exec::Executor *Exec = nullptr;
 };
 
 /// The label of shape set \p Shape of spec entry \p Kernel in timings:
@@ -69,6 +73,10 @@ public:
         Opts(std::move(Opts)) {}
 
   Evaluation test(const Candidate &C) override;
+  /// Makes the jobs of \p Cs (their seeds drawn in this order, as test()
+  /// would draw them) and, with an executor, runs them all at once; test()
+  /// then reads their results in order.
+  void prepare(llvm::ArrayRef<const Candidate *> Cs) override;
   void profile(const Candidate &C, Evaluation &E) override;
   void retime(const Candidate &C, Evaluation &E) override;
   Evaluation profileBaseline() override;
@@ -95,9 +103,22 @@ public:
              std::vector<KernelLaunchFacts> *Facts = nullptr) const;
 
 private:
+  /// The jobs of one evaluation, one per spec entry, with the results of
+  /// those that ran; or the evaluation decided before any job could run.
+  struct JobSet {
+    std::optional<Evaluation> Decided;
+    std::vector<VerifyJob> Jobs;
+    std::vector<std::optional<JobResult>> Results;
+  };
   /// One job per spec entry for \p C against the original, combined:
   /// verified and timed (test), or only timed (retime).
   Evaluation runJobs(const Candidate &C, bool Verify);
+  JobSet makeJobs(const Candidate &C, bool Verify);
+  /// Runs what has not run yet, in order, and combines the results; stops
+  /// at the first entry that fails.
+  Evaluation finishJobs(JobSet &Set, bool WithCandidate);
+  /// Runs \p Jobs at once on the executor, or one after another.
+  std::vector<JobResult> execute(llvm::ArrayRef<VerifyJob> Jobs);
   /// PTX of \p C with one entry per spec entry.
   llvm::Expected<std::vector<KernelImage>> images(const Candidate &C);
   std::vector<uint64_t> nextSeeds();
@@ -124,6 +145,8 @@ private:
   /// Timings of the last job per candidate content hash.
   std::map<std::string, std::vector<ShapeTiming>> LastTimings;
   std::map<std::string, std::optional<unsigned>> LastRegisters;
+  /// prepare()'s jobs per candidate content hash, until test() takes them.
+  std::map<std::string, JobSet> Prepared;
 };
 
 /// Maps a job's result onto the optimizer's Evaluation (exposed for tests).

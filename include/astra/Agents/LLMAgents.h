@@ -43,6 +43,7 @@ public:
   llvm::StringRef name() const override { return "llm"; }
   llvm::Expected<Candidate> realize(const Plan &P, const Candidate &Parent,
                                     const PlanningState &S) override;
+  bool readsHistory() const override { return true; }
 
   /// The messages sent for a rewrite (exposed for tests).
   llvm::Expected<std::vector<ChatMessage>>

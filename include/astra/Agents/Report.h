@@ -64,6 +64,16 @@ std::string reportMarkdown(const RunInfo &Info,
                            const std::vector<KernelReport> &Rs);
 
 /// Writes DIR/report.json and DIR/report.md (creating DIR).
+/// reportJson() of \p Info with the kernels of \p Parts (each a
+/// reportJson() text, of one file run on its own), in order: what
+/// reportJson() of all their kernels gives. Errors name \p Names[I].
+llvm::Expected<std::string>
+mergeReportJson(const RunInfo &Info, const std::vector<std::string> &Parts,
+                const std::vector<std::string> &Names);
+/// The same for reportMarkdown(): the summary table's rows, then the
+/// kernels' sections, of every part in order.
+std::string mergeReportMarkdown(const RunInfo &Info,
+                                const std::vector<std::string> &Parts);
 llvm::Error writeReport(llvm::StringRef Dir, const RunInfo &Info,
                         const std::vector<KernelReport> &Rs);
 

@@ -55,6 +55,9 @@ EXTERNAL = {
     "--section",
     # bench/torch_baselines.py, a script of this repository
     "--out",
+    # sbatch, run by the Slurm executor (lib/Exec), and the user's
+    # --slurm-args in its help
+    "--job-name", "--output", "--parsable", "--time", "--gres",
     # pip, apt, cp, git, sh
     "--disable-pip-version-check", "--no-install-recommends",
     "--remove-destination", "--no-deps", "-c",
