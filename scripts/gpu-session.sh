@@ -71,7 +71,7 @@ for stage in "$@"; do
     for path in device host; do
       host=0; [ "$path" = host ] && host=1
       t0=$(date +%s.%N)
-      ASTRA_HOST_VERIFY=$host clang-astra verify "$d/sglang/silu_and_mul.cu" \
+      ASTRA_HOST_VERIFY=$host clang-astra verify "$d/sglang/silu_and_mul.cu" --kernel 'silu_and_mul<__half>' \
         --candidate "$d/sglang/silu_fm.cu" --seeds 5 --verbose \
         > "$OUT/paths-verify-$path.txt" 2>&1
       rc=$?; t1=$(date +%s.%N)
