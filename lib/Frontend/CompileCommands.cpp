@@ -216,13 +216,25 @@ CompileCommands::buildCommand(StringRef File, StringRef Abs,
   return Cmd;
 }
 
-static bool isSourceArg(StringRef A, StringRef File) {
+/// A database entry names its source relative to the entry's directory
+/// (`-working-directory=` once the command is built), not to the process's.
+static bool isSourceArg(StringRef A, StringRef File, StringRef WorkDir) {
   if (A == File)
     return true;
   SmallString<256> P(A);
-  sys::fs::make_absolute(P);
+  if (!WorkDir.empty())
+    sys::path::make_absolute(WorkDir, P);
+  else
+    sys::fs::make_absolute(P);
   sys::path::remove_dots(P, true);
   return P == File;
+}
+
+static StringRef workingDirectoryOf(const std::vector<std::string> &Command) {
+  for (StringRef A : Command)
+    if (A.consume_front("-working-directory="))
+      return A;
+  return {};
 }
 
 bool isNvccCommand(StringRef Argv0) {
@@ -737,7 +749,7 @@ translateNvccFlags(const std::vector<std::string> &Command, StringRef File,
       continue;
     }
     if (!A.starts_with("-")) {
-      if (!isSourceArg(A, File))
+      if (!isSourceArg(A, File, workingDirectoryOf(Command)))
         Notes.push_back(("dropped '" + A +
                          "': nvcc compiles one source file per command")
                             .str());
@@ -961,6 +973,7 @@ makeDeviceCommand(const std::vector<std::string> &Command, StringRef File,
     }
   }
   std::vector<std::string> Out;
+  StringRef WorkDir = workingDirectoryOf(Input);
   Out.push_back("clang++");
   // nvcc's implicit include folders, macros and headers come before the
   // build's flags, as nvcc's own do: a build's -include sees them.
@@ -991,7 +1004,7 @@ makeDeviceCommand(const std::vector<std::string> &Command, StringRef File,
     }
     if (A.starts_with("-x"))
       continue;
-    if (isSourceArg(A, File))
+    if (isSourceArg(A, File, WorkDir))
       continue;
     Out.push_back(A.str());
   }
