@@ -23,7 +23,8 @@ Options:
   --timeout S          seconds per command (default 120)
   --clang-astra PATH   the binary (default: clang-astra beside this script's
                        build, then on PATH)
-  --json FILE          write every file's result as JSON
+  --json FILE          write every file's result as JSON (and each one to
+                       FILE + "l", one line each, as soon as it is known)
   --extra ARGS         more clang-astra options for every command, e.g.
                        "--no-nvcc-compat" (split at spaces)
   --min-parsed PCT     exit 1 unless at least PCT percent of the counted files
@@ -215,8 +216,14 @@ def main():
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.j)) as ex:
         futs = {ex.submit(check_file, tool, f, args, flags): f
                 for _, files in groups for f in files}
+        # Each result is also appended to FILE.jsonl as it comes: a check cut
+        # short by an outer time limit keeps what it finished.
+        progress = open(args.json + "l", "w") if args.json else None
         for fut in concurrent.futures.as_completed(futs):
             results[futs[fut]] = fut.result()
+            if progress:
+                progress.write(json.dumps(results[futs[fut]]) + "\n")
+                progress.flush()
     # A header that is not found and not part of the tree belongs to a
     # library this machine does not have: such files are not counted.
     missing_cache = {}

@@ -27,6 +27,17 @@
 #                     the specs whose path holds a word of $POLYBENCH_ONLY (all if unset),
 #                     extra bench options $POLYBENCH_ARGS; the report folder packed as
 #                     $OUT/polybench.tar, $POLYBENCH_RESUME_FROM resuming as for bench
+#           sglang    issue 25's SGLang check on a machine that has PyTorch (the GPU
+#                     machine does; the build machine would need the wheel): the
+#                     corpus's make_compile_commands.py with this machine's torch
+#                     headers, -std=c++20 (that torch needs it; nvcc stops there
+#                     too with c++17), then scripts/corpus-check.py over
+#                     sgl-kernel/csrc with -j all cores; the corpus is
+#                     $SGLANG_CORPUS (default the git-ignored .corpus/sglang),
+#                     Python's headers from $SGLANG_PYINC where the machine has
+#                     none (carry /usr/include/python3.X and its pyconfig.h
+#                     folder); $SGLANG_TIMEOUT (default 900) s a file,
+#                     $SGLANG_FILES (words of paths) to check only some
 set -u
 top="$(cd "$(dirname "$0")/.." && pwd)"
 OUT="${OUT:-$top/gpu-out}"
@@ -122,6 +133,40 @@ for stage in "$@"; do
       -- ${POLYBENCH_ARGS:-} > "$OUT/polybench.md" 2> "$OUT/polybench.log"
     echo "polybench: exit $?"; tail -60 "$OUT/polybench.md"
     tar -cf "$OUT/polybench.tar" -C "$OUT" polybench && rm -rf "$OUT/polybench" ;;
+  sglang)
+    corpus="${SGLANG_CORPUS:-$top/.corpus/sglang}"
+    tinc=$(python3 -c 'import os, torch; print(os.path.join(os.path.dirname(torch.__file__), "include"))' 2>> "$OUT/sglang.log")
+    if [ -z "$tinc" ] || [ ! -d "$tinc/torch" ]; then
+      echo "sglang: skipped: no PyTorch with headers on this machine"
+    else
+      db=/tmp/sgl-build
+      python3 "$corpus/make_compile_commands.py" "$tinc" "$db" >> "$OUT/sglang.log" 2>&1
+      pyinc=""
+      if ! compgen -G "/usr/include/python3*/Python.h" > /dev/null && [ -n "${SGLANG_PYINC:-}" ]; then
+        pyinc="$SGLANG_PYINC"
+      fi
+      python3 - "$db/compile_commands.json" "$pyinc" <<'PY'
+import json, os, sys
+path, pyinc = sys.argv[1], sys.argv[2]
+db = json.load(open(path))
+for e in db:
+    a = ["-std=c++20" if x == "-std=c++17" else x for x in e["arguments"]]
+    if pyinc:
+        # Debian's layout: Python.h in python3.X/, its pyconfig.h under
+        # x86_64-linux-gnu/python3.X/, included from the first.
+        vers = [d for d in os.listdir(pyinc) if d.startswith("python3")]
+        a[1:1] = ["-isystem", os.path.join(pyinc, sorted(vers)[-1]), "-isystem", pyinc]
+    e["arguments"] = a
+json.dump(db, open(path, "w"), indent=1)
+PY
+      files="${SGLANG_FILES:-$corpus/sgl-kernel/csrc}"
+      echo "sglang: torch headers $tinc ($(python3 -c 'import torch; print(torch.__version__)' 2>/dev/null)); $(nproc) cores"
+      # shellcheck disable=SC2086
+      timeout "${SGLANG_STAGE_TIMEOUT:-560}" python3 "$top/scripts/corpus-check.py" -j "$(nproc)" \
+        --timeout "${SGLANG_TIMEOUT:-900}" --clang-astra "$A/bin/clang-astra" -p "$db" --compile \
+        --json "$OUT/sglang.json" $files > "$OUT/sglang.txt" 2>> "$OUT/sglang.log"
+      echo "sglang: exit $?"; head -20 "$OUT/sglang.txt"
+    fi ;;
   *) echo "unknown stage $stage" >&2; exit 2 ;;
   esac
   echo "$stage: $(( $(date +%s) - start )) s"

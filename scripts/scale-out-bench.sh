@@ -14,7 +14,11 @@
 #          .slurm-debs/prefix: make it on a machine with network with
 #          `scripts/slurm-local.sh fetch-debs .slurm-debs` and carry it;
 #          without it the Slurm step is skipped with the reason),
-#          T1/T2/TS (seconds for each bench; default 200/120/120)
+#          T1/T2/TS (seconds for each bench; default 200/120/120),
+#          SCALE_STEPS (default "local slurm": which part runs; the two fit
+#          one call only with short benches), SCALE_PREVIOUS (the $OUT of an
+#          earlier call on the same machine kind, fetched back and carried:
+#          "slurm" alone compares against its local runs)
 # Uses the portable tarball as scripts/gpu-session.sh does (dist/).
 set -u
 top="$(cd "$(dirname "$0")/.." && pwd)"
@@ -49,8 +53,12 @@ run() { # name seconds extra-args...
   python3 -c "print(f'{$t1 - $t0:.3f}')" > "$OUT/$name.seconds"
   tail -8 "$OUT/$name.log"
 }
+# A run of this call, else of the earlier call named by $SCALE_PREVIOUS.
+result() { # name file
+  if [ -e "$OUT/$1$2" ] || [ -z "${SCALE_PREVIOUS:-}" ]; then echo "$OUT/$1$2"; else echo "$SCALE_PREVIOUS/$1$2"; fi
+}
 same() { # a b: identical verdicts and winners?
-  python3 - "$OUT/$1/report.json" "$OUT/$2/report.json" <<'PY'
+  python3 - "$(result "$1" /report.json)" "$(result "$2" /report.json)" <<'PY'
 import json, sys
 def outcome(path):
     try:
@@ -69,12 +77,16 @@ a, b = outcome(sys.argv[1]), outcome(sys.argv[2])
 print("identical verdicts and winners" if a == b else "DIFFERENT:\n  %s\n  %s" % (a, b))
 PY
 }
-ratio() { python3 -c "import sys; a=float(open('$OUT/$1.seconds').read()); b=float(open('$OUT/$2.seconds').read()); print(f'wall-time ratio $2/$1: {b/a:.3f}')"; }
+ratio() { python3 -c "import sys; a=float(open('$(result "$1" .seconds)').read()); b=float(open('$(result "$2" .seconds)').read()); print(f'wall-time ratio $2/$1: {b/a:.3f}')"; }
 
-run gpus1 "${T1:-200}" --gpus 1
-run gpus2 "${T2:-120}" --gpus 2
-ratio gpus1 gpus2
-same gpus1 gpus2
+steps="${SCALE_STEPS:-local slurm}"
+if [[ " $steps " == *" local "* ]]; then
+  run gpus1 "${T1:-200}" --gpus 1
+  run gpus2 "${T2:-120}" --gpus 2
+  ratio gpus1 gpus2
+  same gpus1 gpus2
+fi
+[[ " $steps " == *" slurm "* ]] || exit 0
 
 prefix="${SLURM_PREFIX:-$top/.slurm-debs/prefix}"
 if [ ! -x "$prefix/usr/sbin/slurmctld" ] && ! command -v slurmctld > /dev/null; then
