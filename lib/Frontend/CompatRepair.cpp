@@ -13,6 +13,7 @@
 #include "clang/Lex/Lexer.h"
 #include "clang/Lex/MacroInfo.h"
 #include "clang/Lex/Preprocessor.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/Path.h"
 
@@ -620,6 +621,25 @@ applyEdits(FileOverlay &Files, std::vector<SourceEdit> Edits,
     Files[Path] = std::move(Text);
   }
   return Applied;
+}
+
+bool absorbRepairs(DeviceView &View, const DiagnosticRecorder &Rec) {
+  bool Progress = false;
+  if (!Rec.edits().empty()) {
+    for (auto &[Path, Es] : applyEdits(View.Files, Rec.edits(), Rec.texts())) {
+      View.Given.try_emplace(Path, Rec.texts().at(Path));
+      View.RepairEdits[Path].push_back(std::move(Es));
+    }
+    Progress = true;
+  }
+  if (Rec.needsRdc() && !llvm::is_contained(View.ExtraFlags, "-fgpu-rdc")) {
+    View.ExtraFlags.push_back("-fgpu-rdc");
+    Progress = true;
+  }
+  if (Progress)
+    View.Repairs.insert(View.Repairs.end(), Rec.repairs().begin(),
+                        Rec.repairs().end());
+  return Progress;
 }
 
 } // namespace astra

@@ -120,6 +120,11 @@ std::map<std::string, std::vector<TextEdit>>
 applyEdits(FileOverlay &Files, std::vector<SourceEdit> Edits,
            const FileOverlay &Texts);
 
+/// Adds what \p Rec repaired to \p View as one more round (the edits applied
+/// to View.Files, the given texts and rounds, the repairs, -fgpu-rdc);
+/// false when it repaired nothing new.
+bool absorbRepairs(DeviceView &View, const DiagnosticRecorder &Rec);
+
 } // namespace astra
 
 #endif

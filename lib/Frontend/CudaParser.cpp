@@ -222,24 +222,8 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
       Now.push_back(E.Formatted);
     if (Repair && Round < MaxRepairRounds && Now != Before) {
       Before = std::move(Now);
-      bool Progress = false;
-      if (!Rec.edits().empty()) {
-        for (auto &[Path, Es] :
-             applyEdits(View.Files, Rec.edits(), Rec.texts())) {
-          View.Given.try_emplace(Path, Rec.texts().at(Path));
-          View.RepairEdits[Path].push_back(std::move(Es));
-        }
-        Progress = true;
-      }
-      if (Rec.needsRdc() && !is_contained(View.ExtraFlags, "-fgpu-rdc")) {
-        View.ExtraFlags.push_back("-fgpu-rdc");
-        Progress = true;
-      }
-      if (Progress) {
-        View.Repairs.insert(View.Repairs.end(), Rec.repairs().begin(),
-                            Rec.repairs().end());
+      if (absorbRepairs(View, Rec))
         continue;
-      }
     }
     if (PF->AST && Opts.TolerateHostErrors)
       if (std::optional<HostTriage> T =
@@ -296,13 +280,42 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
     return Cmd;
   };
   std::optional<Preamble> Pre;
-  if (Opts.UsePreamble && !Opts.RuntimePch.empty())
-    Pre = Recorded ? findPreamble(WithFlags(*Recorded),
-                                  repairedOverlay(Opts.Overlay, *Recorded),
-                                  Opts.RuntimePch, Opts.BuildPreamble, Notes,
-                                  "repaired")
-                   : findPreamble(Command, Opts.Overlay, Opts.RuntimePch,
-                                  Opts.BuildPreamble, Notes);
+  if (Opts.UsePreamble && !Opts.RuntimePch.empty() && Recorded) {
+    Pre = findPreamble(WithFlags(*Recorded),
+                       repairedOverlay(Opts.Overlay, *Recorded),
+                       Opts.RuntimePch, Opts.BuildPreamble, Notes, "repaired");
+  } else if (Opts.UsePreamble && !Opts.RuntimePch.empty()) {
+    // The first parse of a file whose headers need repairs learns them from
+    // the preamble builds, a build a repair, and then parses with the PCH of
+    // the repaired text: finding them with full parses instead (each round
+    // one) and building that PCH after costs about twice as much.
+    bool Learning = Repair && Opts.BuildPreamble;
+    DeviceView Learned;
+    Learned.Files = Opts.Overlay;
+    auto Size = [&] {
+      return Learned.Repairs.size() + Learned.ExtraFlags.size();
+    };
+    Pre = findPreamble(Command, Opts.Overlay, Opts.RuntimePch,
+                       Opts.BuildPreamble, Notes, "",
+                       Learning ? &Learned : nullptr);
+    for (unsigned Round = 1; !Pre && Size() && Round < MaxRepairRounds;
+         ++Round) {
+      size_t Known = Size();
+      Pre = findPreamble(WithFlags(Learned),
+                         repairedOverlay(Opts.Overlay, Learned),
+                         Opts.RuntimePch, /*Build=*/true, Notes, "repaired",
+                         &Learned);
+      if (!Pre && Size() == Known)
+        break;
+    }
+    if (Pre && Size()) {
+      saveRepairs(Command, Opts.RuntimePch, Learned);
+      Notes.push_back("learned " + std::to_string(Learned.Repairs.size()) +
+                      " repair" + (Learned.Repairs.size() == 1 ? "" : "s") +
+                      " of the headers from the preamble PCH builds");
+      Recorded = std::move(Learned);
+    }
+  }
   if (Pre) {
     if (auto PF = Try(Opts.RuntimePch, &*Pre, Recorded ? &*Recorded : nullptr)) {
       Notes.push_back("parsed with the preamble PCH " + Pre->Pch);
@@ -317,7 +330,10 @@ parseCuda(const std::vector<std::string> &Command, const ParseOptions &Opts) {
     }
   }
   if (!Opts.RuntimePch.empty()) {
-    if (auto PF = Try(Opts.RuntimePch, nullptr)) {
+    // The headers' recorded repairs still fit (loadRepairs checked): the
+    // full parse starts from them.
+    if (auto PF = Try(Opts.RuntimePch, nullptr,
+                      Recorded ? &*Recorded : nullptr)) {
       // A PCH that did not load, or code that parses without the preamble
       // PCH and not with it: the PCH is at fault (PreamblePch.h).
       // The same for one built from recorded repairs that no longer do.

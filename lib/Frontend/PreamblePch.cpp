@@ -1,5 +1,6 @@
 //===- PreamblePch.cpp ----------------------------------------------------===//
 #include "astra/Frontend/PreamblePch.h"
+#include "CompatRepair.h"
 #include "astra/Frontend/Invocation.h"
 #include "astra/Support/FileIO.h"
 #include "astra/Support/Hash.h"
@@ -168,10 +169,16 @@ public:
       : Command(Command), VFS(std::move(VFS)), P(P), RuntimePch(RuntimePch) {}
 
   /// Builds P.Pch; the manifest of what it read goes to \p Deps either way
-  /// (a failure is remembered only while those files stay the same).
-  Error build(std::string &Deps) {
+  /// (a failure is remembered only while those files stay the same). With
+  /// \p Learn, the errors of a failed build that nvcc-compat repairs are
+  /// added to it (CompatRepair.h's absorbRepairs).
+  Error build(std::string &Deps, DeviceView *Learn) {
     DiagnosticOptions DiagOpts;
-    TextDiagnosticBuffer Client;
+    TextDiagnosticBuffer Buffer;
+    DiagnosticRecorder Recorder(/*Colors=*/false, DiagOpts,
+                                /*Warnings=*/false, /*Repair=*/true);
+    DiagnosticConsumer &Client =
+        Learn ? static_cast<DiagnosticConsumer &>(Recorder) : Buffer;
     auto Diags = makeIntrusiveRefCnt<DiagnosticsEngine>(
         DiagnosticIDs::create(), DiagOpts, &Client, /*ShouldOwnClient=*/false);
     std::shared_ptr<CompilerInvocation> Inv =
@@ -191,6 +198,8 @@ public:
     Inv->getLangOpts().PCHInstantiateTemplates = true;
     Inv->getHeaderSearchOpts().ValidateASTInputFilesContent = true;
     Inv->getPreprocessorOpts().ImplicitPCHInclude = RuntimePch.str();
+    // The first error ends the build (clang skips the includes after it):
+    // a learning build repairs one error a round.
     Inv->getDiagnosticOpts().ErrorLimit = 1;
     // No "N errors generated" on stderr: a failure is a --verbose note.
     Inv->getDiagnosticOpts().ShowCarets = false;
@@ -201,23 +210,34 @@ public:
     GeneratePCHAction Act;
     bool Ok = CI.ExecuteAction(Act) && !Client.getNumErrors();
     Deps = manifest(CI);
-    if (!Ok) {
-      std::string Why = "the preamble does not compile on its own";
-      if (Client.err_begin() != Client.err_end()) {
-        auto [Loc, Msg] = *Client.err_begin();
-        Why = Msg;
-        if (CI.hasSourceManager() && Loc.isValid()) {
-          PresumedLoc PL = CI.getSourceManager().getPresumedLoc(Loc);
-          if (PL.isValid())
-            Why = (Twine(PL.getFilename()) + ":" + Twine(PL.getLine()) +
-                   ": " + Msg)
-                      .str();
-        }
-      }
-      sys::fs::remove(P.Pch);
-      return createStringError(inconvertibleErrorCode(), Why);
+    if (Ok)
+      return Error::success();
+    sys::fs::remove(P.Pch);
+    std::optional<std::pair<SourceLocation, std::string>> First;
+    if (Learn) {
+      if (!Recorder.errors().empty())
+        First.emplace(Recorder.errors().front().Loc,
+                      Recorder.errors().front().Message);
+      bool InStub = any_of(Recorder.edits(), [&](const SourceEdit &E) {
+        return E.Path == P.Stub;
+      });
+      if (!InStub)
+        (void)absorbRepairs(*Learn, Recorder);
+    } else if (Buffer.err_begin() != Buffer.err_end()) {
+      First.emplace(*Buffer.err_begin());
     }
-    return Error::success();
+    std::string Why = "the preamble does not compile on its own";
+    if (First) {
+      Why = First->second;
+      if (CI.hasSourceManager() && First->first.isValid()) {
+        PresumedLoc PL = CI.getSourceManager().getPresumedLoc(First->first);
+        if (PL.isValid())
+          Why = (Twine(PL.getFilename()) + ":" + Twine(PL.getLine()) + ": " +
+                 First->second)
+                    .str();
+      }
+    }
+    return createStringError(inconvertibleErrorCode(), Why);
   }
 
 private:
@@ -260,7 +280,7 @@ std::optional<Preamble> findPreamble(const std::vector<std::string> &Command,
                                      const FileOverlay &Overlay,
                                      StringRef RuntimePch, bool Build,
                                      std::vector<std::string> &Notes,
-                                     StringRef Variant) {
+                                     StringRef Variant, DeviceView *Learn) {
   if (RuntimePch.empty() || Command.size() < 2)
     return std::nullopt;
   IntrusiveRefCntPtr<vfs::FileSystem> VFS = makeOverlayFileSystem(Overlay);
@@ -311,7 +331,7 @@ std::optional<Preamble> findPreamble(const std::vector<std::string> &Command,
   WithStub.emplace(pchStubPath(RuntimePch), "");
   PreambleBuilder B(Command, makeOverlayFileSystem(WithStub), P, RuntimePch);
   std::string Deps;
-  if (Error E = B.build(Deps)) {
+  if (Error E = B.build(Deps, Learn)) {
     Notes.push_back("no preamble PCH for " + Main.str().str() + ": " +
                     toString(std::move(E)));
     (void)writeFileAtomically(Failed, Deps);

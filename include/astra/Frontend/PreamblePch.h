@@ -60,12 +60,17 @@ struct Preamble {
 /// missing and not to be built, or cannot be built (a ".failed" file beside
 /// it says why; not retried). What happened goes to \p Notes.
 /// \p Variant names text other than the files' own ("repaired") and is
-/// part of the key.
+/// part of the key. With \p Learn, a build that fails on errors nvcc-compat
+/// repairs adds those repairs to *Learn as one more round (made to the
+/// headers; a repair of the preamble's own lines is not learned): the
+/// caller builds again from the repaired text instead of finding the same
+/// repairs with full parses.
 std::optional<Preamble> findPreamble(const std::vector<std::string> &Command,
                                      const FileOverlay &Overlay,
                                      llvm::StringRef RuntimePch, bool Build,
                                      std::vector<std::string> &Notes,
-                                     llvm::StringRef Variant = "");
+                                     llvm::StringRef Variant = "",
+                                     DeviceView *Learn = nullptr);
 
 /// The repairs a parse of \p Command needed (DeviceView's ExtraFlags,
 /// Repairs, RepairEdits and Given), recorded beside the preamble PCHs as
