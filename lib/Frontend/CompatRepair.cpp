@@ -132,9 +132,13 @@ static StringRef quotedName(StringRef Message) {
 
 /// Where `template` goes in \p Text, which starts with a qualified name
 /// `A<...>::B<...>::name<...>(`: before the last component, when it is
-/// followed by `<` and some component before it has template arguments (a
-/// dependent scope). None for anything else.
-static std::optional<size_t> memberTemplateNameOffset(StringRef Text) {
+/// followed by `<` and the scope is dependent: some component before it has
+/// template arguments, or the first is a name \p IsTypeParameter says is a
+/// template's type parameter (`POLICY::name<N>(...)`). None for anything
+/// else.
+static std::optional<size_t>
+memberTemplateNameOffset(StringRef Text,
+                         function_ref<bool(StringRef)> IsTypeParameter) {
   size_t I = 0;
   auto SkipSpace = [&] {
     while (I < Text.size() && isWhitespace(Text[I]))
@@ -168,8 +172,9 @@ static std::optional<size_t> memberTemplateNameOffset(StringRef Text) {
       return std::nullopt;
     SkipSpace();
     if (Text.substr(I).starts_with("::")) {
+      DependentScope |= Args || (Component == 0 &&
+                                 IsTypeParameter(Text.slice(Name, I).rtrim()));
       I += 2;
-      DependentScope |= Args;
       continue;
     }
     if (Args && DependentScope && Component > 0)
@@ -193,9 +198,35 @@ bool DiagnosticRecorder::repairWithoutFixIt(const Diagnostic &Info) {
     if (L.isInvalid() || L.isMacroID() || pathOf(SM, SM.getFileID(L)).empty())
       return false;
     StringRef Buf = SM.getBufferData(SM.getFileID(L));
-    StringRef Rest = Buf.substr(SM.getFileOffset(L), 512);
+    unsigned Off = SM.getFileOffset(L);
+    StringRef Rest = Buf.substr(Off, 512);
     Rest = Rest.take_until([](char C) { return C == ';' || C == '{'; });
-    std::optional<size_t> At = memberTemplateNameOffset(Rest);
+    // The diagnostic comes from an instantiation, where the parameter is
+    // already a type: whether the name was one of the enclosing template's
+    // type parameters is read from the text, in the template heads of the
+    // 16 KB before it (`typename NAME` or `class NAME` followed by `,`, `>`
+    // or `=`).
+    auto IsTypeParameter = [&](StringRef Name) {
+      StringRef Before = Buf.substr(0, Off);
+      Before = Before.drop_front(Before.size() - std::min<size_t>(Before.size(), 16384));
+      for (StringRef Kw : {"typename", "class"})
+        for (size_t At = Before.find(Kw); At != StringRef::npos;
+             At = Before.find(Kw, At + 1)) {
+          StringRef After = Before.drop_front(At + Kw.size());
+          if (After.empty() || !isWhitespace(After.front()) ||
+              (At > 0 && (isAlnum(Before[At - 1]) || Before[At - 1] == '_')))
+            continue;
+          After = After.ltrim();
+          if (!After.consume_front(Name))
+            continue;
+          After = After.ltrim();
+          if (!After.empty() && (After.front() == ',' || After.front() == '>' ||
+                                 After.front() == '='))
+            return true;
+        }
+      return false;
+    };
+    std::optional<size_t> At = memberTemplateNameOffset(Rest, IsTypeParameter);
     if (!At)
       return false;
     addEdit(SM, L.getLocWithOffset(*At), 0, "template ",
@@ -279,25 +310,36 @@ bool DiagnosticRecorder::isTargetAttributeSpelling(StringRef Name,
 bool DiagnosticRecorder::repairTargetRedeclaration(const Diagnostic &Info) {
   // err_cuda_ovl_target: %0 the new declaration's target, %3 the earlier
   // declaration (Device 0, Global 1, Host 2, HostDevice 3).
-  constexpr uint64_t Host = 2, HostDevice = 3;
+  constexpr uint64_t Device = 0, Host = 2, HostDevice = 3;
   if (Info.getNumArgs() < 4 ||
       Info.getArgKind(3) != DiagnosticsEngine::ak_nameddecl ||
-      Info.getRawArg(0) != HostDevice || Info.getRawArg(2) != Host)
+      Info.getRawArg(0) != HostDevice ||
+      (Info.getRawArg(2) != Host && Info.getRawArg(2) != Device))
     return false;
   const auto *Old = dyn_cast_or_null<FunctionDecl>(
       reinterpret_cast<const NamedDecl *>(Info.getRawArg(3)));
-  if (!Old || !Old->isExternC())
+  if (!Old)
     return false;
+  auto IsDeviceOnly = [](const FunctionDecl *F) {
+    return F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAHostAttr>();
+  };
   // nvcc makes the function __host__ __device__. Clang gets the same from
-  // the host declaration together with a __device__ one of the same name
+  // a host declaration together with a __device__ one of the same name
   // (its CUDA headers define __assert_fail, malloc, free, vprintf for the
-  // device), so the later declaration's target is dropped. Without such a
-  // twin the device side would lose the function: no repair.
+  // device, in extern "C"), so the later declaration's target is dropped:
+  // it becomes the host one. The earlier declaration is either the host
+  // one (PyTorch's or glibc's came first), with such a twin in scope, or
+  // that twin itself (nothing declared the host function before). Without
+  // a twin the device side would lose the function: no repair.
   bool DeviceTwin = false;
-  for (const NamedDecl *ND :
-       Old->getDeclContext()->getRedeclContext()->lookup(Old->getDeclName()))
-    if (const FunctionDecl *F = ND->getAsFunction())
-      DeviceTwin |= F->hasAttr<CUDADeviceAttr>() && !F->hasAttr<CUDAHostAttr>();
+  if (Info.getRawArg(2) == Device) {
+    DeviceTwin = IsDeviceOnly(Old) && Old->isInExternCContext();
+  } else if (Old->isExternC()) {
+    for (const NamedDecl *ND :
+         Old->getDeclContext()->getRedeclContext()->lookup(Old->getDeclName()))
+      if (const FunctionDecl *F = ND->getAsFunction())
+        DeviceTwin |= IsDeviceOnly(F);
+  }
   if (!DeviceTwin)
     return false;
   const SourceManager &SM = Info.getSourceManager();
@@ -336,8 +378,8 @@ bool DiagnosticRecorder::repairTargetRedeclaration(const Diagnostic &Info) {
     if (At == Targets.front().first)
       addEdit(SM, TL, Len, "",
               "removed '" + Spelled + "' from a redeclaration of '" + Name +
-                  "' (nvcc merges a __host__ __device__ redeclaration of a "
-                  "__host__ function; clang's __device__ '" +
+                  "' (nvcc merges a __host__ __device__ redeclaration with "
+                  "the function's earlier declaration; clang's __device__ '" +
                   Name + "' is its device side)");
     else
       Edits.push_back({pathOf(SM, FID), At, Len, ""});

@@ -16,8 +16,11 @@
 // RUN: cmp %t/vec_cast.cuh %t/vec_cast.orig
 
 // CLANG: vec_cast.cuh:17:3: error: reference to overloaded function could not be resolved
+// CLANG: vec_cast.cuh:23:3: error: reference to overloaded function could not be resolved
 // CHECK: note: repaired in memory: {{.*}}vec_cast.cuh:17:18: added 'template' (nvcc accepts the code without it)
+// CHECK: note: repaired in memory: {{.*}}vec_cast.cuh:23:11: added 'template'
 // CHECK: kernel widen
+// CHECK: kernel widen_with
 // PTX: note: repaired in memory: {{.*}}vec_cast.cuh:17:18: added 'template'
 // PTX: .entry _Z5widenPdPKf(
 
@@ -25,4 +28,8 @@
 
 __global__ void widen(double *out, const float *in) {
   castFrom<float, double, 4>(out + 4 * threadIdx.x, in + 4 * threadIdx.x);
+}
+
+__global__ void widen_with(double *out, const float *in) {
+  castWith<VecCast<double, float>, 4>(out + 4 * threadIdx.x, in + 4 * threadIdx.x);
 }

@@ -16,3 +16,9 @@ template <typename S, typename D, size_t N>
 __device__ void castFrom(D *d, const S *s) {
   VecCast<D, S>::cast<N>(d, s);
 }
+// The scope a template's type parameter (SGLang's
+// per_token_group_quant_8bit_v2.cu: `SCHEDULER::execute<...>(...)`).
+template <typename Policy, size_t N, typename D, typename S>
+__device__ void castWith(D *d, const S *s) {
+  Policy::cast<N>(d, s);
+}
