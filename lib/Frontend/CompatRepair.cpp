@@ -437,6 +437,55 @@ bool DiagnosticRecorder::repairAsmOperandComma(const Diagnostic &Info) {
   return true;
 }
 
+/// `h = {};` for a CUDA 16-bit float type: clang finds its copy, move and
+/// `__half2_raw` assignments equally good for `{}` (the headers declare
+/// several), EDG picks one. Every candidate assigns zero, so the braces get
+/// the type's name (`h = __half2{};`). Only for these toolkit types, where
+/// that is known: for a class of its own an assignment from `{}` may mean
+/// different things depending on the overload.
+bool DiagnosticRecorder::repairEmptyBracesAssignment(const Diagnostic &Info) {
+  if (Info.getNumArgs() < 3 ||
+      Info.getArgKind(1) != DiagnosticsEngine::ak_qualtype)
+    return false;
+  StringRef Op;
+  if (Info.getArgKind(0) == DiagnosticsEngine::ak_std_string)
+    Op = Info.getArgStdStr(0);
+  else if (Info.getArgKind(0) == DiagnosticsEngine::ak_c_string)
+    Op = Info.getArgCStr(0);
+  if (Op != "=")
+    return false;
+  QualType T = QualType::getFromOpaquePtr(
+      reinterpret_cast<void *>(Info.getRawArg(1)));
+  if (T.isNull())
+    return false;
+  const auto *RD = T.getNonReferenceType()->getAsCXXRecordDecl();
+  if (!RD || !RD->getIdentifier() ||
+      !RD->getDeclContext()->getRedeclContext()->isTranslationUnit())
+    return false;
+  StringRef Name = RD->getName();
+  if (Name != "__half" && Name != "__half2" && Name != "__nv_bfloat16" &&
+      Name != "__nv_bfloat162")
+    return false;
+  const SourceManager &SM = Info.getSourceManager();
+  std::optional<FileSpot> Spot = fileSpot(SM, Info.getLocation());
+  if (!Spot)
+    return false;
+  auto [FID, Buf, Off] = *Spot;
+  StringRef Rest = Buf.drop_front(Off);
+  if (!Rest.consume_front("="))
+    return false;
+  StringRef Braces = Rest.ltrim();
+  unsigned BraceOff = Off + 1 + (Rest.size() - Braces.size());
+  if (!Braces.consume_front("{") || !Braces.ltrim().starts_with("}"))
+    return false;
+  addEdit(SM, Info.getLocation().getLocWithOffset(BraceOff - Off), 0,
+          Name.str(),
+          "named the type of '= {}' (" + Name.str() +
+              "{}: clang finds the assignment ambiguous, nvcc's choice "
+              "assigns zero as this does)");
+  return true;
+}
+
 bool DiagnosticRecorder::repair(const Diagnostic &Info) {
   const SourceManager &SM = Info.getSourceManager();
   unsigned ID = Info.getID();
@@ -511,6 +560,8 @@ bool DiagnosticRecorder::repair(const Diagnostic &Info) {
   // clang stops at the second constraint string, expecting `)`.
   if (ID == diag::err_expected)
     return repairAsmOperandComma(Info);
+  if (ID == diag::err_ovl_ambiguous_oper_binary)
+    return repairEmptyBracesAssignment(Info);
   // A kernel launched from device code: nvcc builds that do it pass
   // -rdc=true, which the flags given may not say.
   if (ID == diag::err_cuda_device_kernel_launch_require_rdc) {
