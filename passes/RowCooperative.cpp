@@ -901,13 +901,22 @@ std::optional<RowBody> rewriteRowBody(PassContext &PC, RowLaunch Mode) {
   }
   RowAnalysis A(PC, FD);
   const ParmVarDecl *Bound = nullptr;
-  bool Ok = A.run();
-  if (Ok && Mode == RowLaunch::WarpEach) {
+  bool Ok = true;
+  if (const auto *Body = dyn_cast<CompoundStmt>(FD->getBody());
+      Body && Mode == RowLaunch::WarpEach) {
     // The new launch changes blockIdx, blockDim and gridDim: the row index
-    // alone may read them.
-    for (const Stmt *S : cast<CompoundStmt>(FD->getBody())->body()) {
-      if (S == A.IndexDecl)
+    // (the first top-level declaration of one) alone may read them.
+    bool SeenIndex = false;
+    for (const Stmt *S : Body->body()) {
+      const auto *DS = dyn_cast<DeclStmt>(S);
+      const auto *V = DS && DS->isSingleDecl()
+                          ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                          : nullptr;
+      if (!SeenIndex && V && V->getInit() &&
+          isGlobalThreadIndex(V->getInit())) {
+        SeenIndex = true;
         continue;
+      }
       const Expr *At = nullptr;
       for (cudaidiom::Builtin B :
            {cudaidiom::Builtin::BlockIdx, cudaidiom::Builtin::BlockDim,
@@ -922,9 +931,11 @@ std::optional<RowBody> rewriteRowBody(PassContext &PC, RowLaunch Mode) {
         break;
       }
     }
-    if (Ok)
-      Bound = findRowGuard(A);
-    Ok = Ok && Bound;
+  }
+  Ok = Ok && A.run();
+  if (Ok && Mode == RowLaunch::WarpEach) {
+    Bound = findRowGuard(A);
+    Ok = Bound != nullptr;
   }
   if (!Ok) {
     PC.refused(A.WhyLoc.isValid() ? A.WhyLoc : FD->getLocation(), A.Why);

@@ -222,10 +222,11 @@ void WarpPerRowPass::run(PassContext &PC) {
       return PC.refused(At, "the launch's block is not known to be 1-D: a "
                             "warp of a 2-D block would not be 32 "
                             "consecutive x");
-    if (launchDimHasSideEffects(GArg, Ctx) ||
-        launchDimHasSideEffects(BArg, Ctx))
-      return PC.refused(At, "the launch's grid or block has side effects "
-                            "(the new grid reads the block size again)");
+    // The new grid reads n and the block size again (the grid's own side
+    // effects are n's and b's: it is their rounded-up division).
+    if (launchDimHasSideEffects(BArg, Ctx))
+      return PC.refused(At, "the launch's block has side effects (the new "
+                            "grid reads the block size again)");
     // The grid's x, as written at the launch.
     const Expr *G = writtenDim3(GArg), *GX = nullptr;
     if (G->getType()->isIntegerType()) {
@@ -264,7 +265,8 @@ void WarpPerRowPass::run(PassContext &PC) {
                             "', the row count of the kernel's guard");
     if (N->HasSideEffects(Ctx) || Div->HasSideEffects(Ctx))
       return PC.refused(GX->getBeginLoc(),
-                        "the launch's grid has side effects");
+                        "the launch's grid has side effects (the new grid "
+                        "reads its operands twice)");
     const IntFacts &BX = LF.Block.Dim[0];
     bool Multiple = BX.Constant ? *BX.Constant % 32 == 0
                                 : BX.MultipleOf % 32 == 0;

@@ -327,7 +327,9 @@ Expected<LaunchSpec> warpPerRowLaunch(const KernelSpec &K, const LaunchSpec &L,
   for (const ArgSpec &A : K.Args)
     if (!A.ScalarValue.empty())
       Subst[A.Name] = "(" + A.ScalarValue.text() + ")";
-  std::string R = "(" + substituteNames(Rows, Subst) + ")";
+  std::string R = substituteNames(Rows, Subst);
+  if (!Subst.count(Rows.str()))
+    R = "(" + R + ")";
   std::string B = L.Block[0].empty() ? "32" : "(" + L.Block[0].text() + ")";
   // The block's text stays in the grid, so that block-size's retuning of
   // its literal (after or before) changes both.

@@ -415,10 +415,10 @@ TEST(LaunchTuningTest, WarpPerRow) {
   C.BlockThreads.reset();
   auto New = retuneSpecText(Text, "t.astra.json", {"m", "v"}, C);
   ASSERT_TRUE(bool(New)) << toString(New.takeError());
-  EXPECT_NE(New->find(R"js("grid": "cdiv((R), (256) / 32)")js"),
+  EXPECT_NE(New->find(R"js("grid": ["cdiv((R), (256) / 32)", "1", "1"])js"),
             std::string::npos)
       << *New;
-  EXPECT_NE(New->find(R"js("grid": "(B) % 32 == 0 ? cdiv((R), (B) / 32) : (cdiv(R, B))")js"),
+  EXPECT_NE(New->find(R"js("grid": ["(B) % 32 == 0 ? cdiv((R), (B) / 32) : (cdiv(R, B))", "1", "1"])js"),
             std::string::npos)
       << *New;
   EXPECT_NE(New->find("// a comment that stays"), std::string::npos);

@@ -26,14 +26,14 @@
 // PTX: shfl.sync.bfly.b32
 // PTX: .visible .entry _Z5quant
 // SPEC: "rms": {
-// SPEC: "launch": {"grid": "cdiv((R), (256) / 32)", "block": "256"},
+// SPEC: "launch": {"grid": ["cdiv((R), (256) / 32)", "1", "1"], "block": ["256", "1", "1"]},
 // SPEC: "quant": {
-// SPEC: "launch": {"grid": "cdiv((R), (256) / 32)", "block": 256},
+// SPEC: "launch": {"grid": ["cdiv((R), (256) / 32)", "1", "1"], "block": ["256", "1", "1"]},
 // SPEC: "dot": {
-// SPEC: "launch": {"grid": "cdiv((M), (128) / 32)", "block": 128},
-// AGAIN: wpr.cu:{{.*}}: warp-per-row: not applied: the kernel calls __shfl_xor_sync
+// SPEC-SAME: "launch": {"grid": ["cdiv((M), (128) / 32)", "1", "1"], "block": ["128", "1", "1"]},
+// AGAIN: wpr.cu:{{.*}}: warp-per-row: not applied: reads blockIdx.x other than in the row index
 // AGAIN-NOT: fired
-// NOSPEC: nospec.cu:[[@LINE+34]]:17: warp-per-row: not applied: no workload spec: the grid to change is the spec's launch too
+// NOSPEC: nospec.cu:[[@LINE+31]]:17: warp-per-row: not applied: no workload spec: the grid to change is the spec's launch too
 // BOTH: warp-per-row: fired
 // BOTH: row-cooperative: not applied: the kernel calls __shfl_xor_sync
 
@@ -42,7 +42,7 @@
 
 // rmsnorm with the caller's block size: the kernel and the launch test
 // whether it is a multiple of 32 and keep the original otherwise.
-// EXPLAIN: r.cu:[[@LINE+24]]:3: warp-per-row: fired: each row of 'r' below 'rows' gets its own warp: the grid x of 1 launch site (r.cu:[[@LINE+35]]:3) becomes cdiv(rows, block / 32) where the block size is a multiple of 32 (tested at run time; otherwise the original grid and code); 2 row loop(s) strided over the 32 lanes; reductions 'ss' (+) combined by warp shuffles (floating-point sums are reassociated{{.*}})
+// EXPLAIN: r.cu:[[@LINE+23]]:3: warp-per-row: fired: each row of 'r' below 'rows' gets its own warp: the grid x of 1 launch site ({{.*}}r.cu:[[@LINE+37]]:3) becomes cdiv(rows, block / 32) where the block size is a multiple of 32 (tested at run time; otherwise the original grid and code); 2 row loop(s) strided over the 32 lanes; reductions 'ss' (+) combined by warp shuffles (floating-point sums are reassociated{{.*}})
 // CHECK-LABEL: {{^}}__global__ void rms(
 // CHECK-NEXT: {{^}}  if (blockDim.x % 32 == 0) {
 // CHECK-NEXT: {{^}}    // warp-per-row: the launch gives each row a warp.
@@ -77,15 +77,16 @@ __global__ void rms(const float *x, float *y, int rows, int cols) {
 }
 
 // CHECK-LABEL: {{^}}void launch_rms(
-// CHECK-NEXT: {{^}}  rms<<<(block % 32 == 0 ? (rows + block / 32 - 1) / (block / 32) : (rows + block - 1) / block), block>>>(x, y, rows, cols);
+// CHECK-NEXT: {{^}}  rms<<<(block % 32 == 0 ? (rows + block / 32 - 1) / (block / 32) : ((rows + block - 1) / block)), block>>>(x, y, rows, cols);
 void launch_rms(const float *x, float *y, int rows, int cols, int block) {
   rms<<<(rows + block - 1) / block, block>>>(x, y, rows, cols);
 }
 
 // A literal block (a multiple of 32): no run-time test; an early return, a
 // maximum and a per-row store made by lane 0.
-// EXPLAIN: r.cu:[[@LINE+12]]:3: warp-per-row: fired: each row of 'r' below 'rows' gets its own warp: {{.*}} (every block size a multiple of 32); 2 row loop(s) strided over the 32 lanes; reductions 'amax' (max) combined by warp shuffles
+// EXPLAIN: r.cu:[[@LINE+15]]:3: warp-per-row: fired: each row of 'r' below 'rows' gets its own warp: {{.*}} (every block size a multiple of 32); 2 row loop(s) strided over the 32 lanes; reductions 'amax' (max) combined by warp shuffles
 // CHECK-LABEL: {{^}}__global__ void quant(
+// CHECK-NEXT: {{^}}                      int cols) {
 // CHECK-NEXT: {{^}}  // warp-per-row: every launch gives each row a warp.
 // CHECK-NEXT: {{^}}  const unsigned astra_lane = threadIdx.x % 32;
 // CHECK-NEXT: {{^}}  int r = (blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32);
@@ -111,6 +112,7 @@ __global__ void quant(const float *x, int8_t *q, float *scales, int rows,
 }
 
 // CHECK-LABEL: {{^}}void launch_quant(
+// CHECK-NEXT: {{^}}                  int cols) {
 // CHECK-NEXT: {{^}}  quant<<<(rows + 256 / 32 - 1) / (256 / 32), 256>>>(x, q, scales, rows, cols);
 void launch_quant(const float *x, int8_t *q, float *scales, int rows,
                   int cols) {
@@ -119,8 +121,9 @@ void launch_quant(const float *x, int8_t *q, float *scales, int rows,
 
 // A ceil_div helper, dim3 arguments, a `const int` block, two launches; a
 // sum into memory (PolyBench's matrix-vector form).
-// EXPLAIN: r.cu:[[@LINE+13]]:3: warp-per-row: fired: each row of 'i' below 'm' gets its own warp: the grid x of 2 launch sites (r.cu:[[@LINE+26]]:3, r.cu:[[@LINE+27]]:3) becomes cdiv(rows, block / 32) (every block size a multiple of 32); 1 row loop(s) strided over the 32 lanes; reductions 'y[i]' (+)
+// EXPLAIN: r.cu:[[@LINE+14]]:3: warp-per-row: fired: each row of 'i' below 'm' gets its own warp: the grid x of 2 launch sites ({{.*}}r.cu:[[@LINE+28]]:3, {{.*}}r.cu:[[@LINE+29]]:3) becomes cdiv(rows, block / 32) (every block size a multiple of 32); 1 row loop(s) strided over the 32 lanes; reductions 'y[i]' (+)
 // CHECK-LABEL: {{^}}__global__ void dot(
+// CHECK-NEXT: {{^}}                    double *__restrict__ y, int m, int k) {
 // CHECK-NEXT: {{^}}  // warp-per-row: every launch gives each row a warp.
 // CHECK-NEXT: {{^}}  const unsigned astra_lane = threadIdx.x % 32;
 // CHECK-NEXT: {{^}}  int i = (blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32);
@@ -167,7 +170,8 @@ void launch_notown(const float *x, float *y, int rows, int cols) {
 
 // No launch in the file: the program may launch it anywhere.
 // EXPLAIN: r.cu:[[@LINE+1]]:17: warp-per-row: not applied: {{.*}}no launch
-__global__ void hidden(const float *x, float *y, int rows, int cols) {
+__global__ void hidden(const float *__restrict__ x, float *__restrict__ y,
+                       int rows, int cols) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r < rows) {
     float s = 0.0f;
@@ -178,7 +182,7 @@ __global__ void hidden(const float *x, float *y, int rows, int cols) {
 }
 
 // A grid that is not a rounded-up division.
-// EXPLAIN: r.cu:[[@LINE+12]]:10: warp-per-row: not applied: the launch's grid `rows / 256 + 1` is not a rounded-up division `(n + b - 1) / b` (or a function returning one) of the row count by the block size
+// EXPLAIN: r.cu:[[@LINE+11]]:10: warp-per-row: not applied: the launch's grid `rows / 256 + 1` is not a rounded-up division `(n + b - 1) / b` (or a function returning one) of the row count by the block size
 __global__ void flat(const float *x, float *y, int rows, int cols) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r < rows) {
@@ -193,7 +197,7 @@ void launch_flat(const float *x, float *y, int rows, int cols) {
 }
 
 // The grid covers other rows than the guard's.
-// EXPLAIN: r.cu:[[@LINE+12]]:14: warp-per-row: not applied: the launch's grid covers `n` rows, but passes `n / 2` for 'rows', the row count of the kernel's guard
+// EXPLAIN: r.cu:[[@LINE+11]]:14: warp-per-row: not applied: the launch's grid covers `n` rows, but passes `n / 2` for 'rows', the row count of the kernel's guard
 __global__ void mismatch(const float *x, float *y, int rows, int cols) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r < rows) {
@@ -208,7 +212,7 @@ void launch_mismatch(const float *x, float *y, int n, int cols) {
 }
 
 // The grid divides by another size than the block's.
-// EXPLAIN: r.cu:[[@LINE+12]]:16: warp-per-row: not applied: the launch's grid divides by `128`, which is not its block size `256`
+// EXPLAIN: r.cu:[[@LINE+11]]:16: warp-per-row: not applied: the launch's grid divides by `128`, which is not its block size `256`
 __global__ void otherblock(const float *x, float *y, int rows, int cols) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r < rows) {
@@ -223,7 +227,7 @@ void launch_otherblock(const float *x, float *y, int rows, int cols) {
 }
 
 // A 2-D block (PolyBench's dim3(32, 8)).
-// EXPLAIN: r.cu:[[@LINE+13]]:3: warp-per-row: not applied: the launch's block is not known to be 1-D
+// EXPLAIN: r.cu:[[@LINE+12]]:3: warp-per-row: not applied: the launch's block is not known to be 1-D
 __global__ void twod(const float *x, float *y, int rows, int cols) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r < rows) {
@@ -239,7 +243,7 @@ void launch_twod(const float *x, float *y, int rows, int cols) {
 }
 
 // The kernel reads the launch's shape other than in the row index.
-// EXPLAIN: r.cu:[[@LINE+6]]:14: warp-per-row: not applied: reads gridDim.x other than in the row index: the new launch changes it
+// EXPLAIN: r.cu:[[@LINE+6]]:30: warp-per-row: not applied: reads gridDim.x other than in the row index: the new launch changes it
 __global__ void shape(const float *x, float *y, int rows, int cols) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r < rows) {
@@ -252,7 +256,8 @@ __global__ void shape(const float *x, float *y, int rows, int cols) {
 
 // No guard: the rows the new grid adds would run.
 // EXPLAIN: r.cu:[[@LINE+3]]:3: warp-per-row: not applied: no guard on the row index right after it
-__global__ void unguarded(const float *x, float *y, int cols) {
+__global__ void unguarded(const float *__restrict__ x, float *__restrict__ y,
+                          int cols) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   float s = 0.0f;
   for (int j = 0; j < cols; j++)
@@ -261,8 +266,9 @@ __global__ void unguarded(const float *x, float *y, int cols) {
 }
 
 // A guard whose bound is not a parameter.
-// EXPLAIN: r.cu:[[@LINE+3]]:11: warp-per-row: not applied: the guard's row count is not a parameter of the kernel
-__global__ void halfrows(const float *x, float *y, int rows, int cols) {
+// EXPLAIN: r.cu:[[@LINE+4]]:11: warp-per-row: not applied: the guard's row count is not a parameter of the kernel
+__global__ void halfrows(const float *__restrict__ x, float *__restrict__ y,
+                         int rows, int cols) {
   int r = blockIdx.x * blockDim.x + threadIdx.x;
   if (r < rows / 2) {
     float s = 0.0f;
