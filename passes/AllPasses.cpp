@@ -24,6 +24,7 @@
 #include "ThreadCoarsen.h"
 #include "RowsPerBlock.h"
 #include "RowCooperative.h"
+#include "WarpPerRow.h"
 #include "Delinearize.h"
 #include "ShapeSplit.h"
 
@@ -54,6 +55,7 @@ const std::vector<PassInfo> &allPasses() {
       info<GridCoarsenPass>(),
       info<ThreadCoarsenPass>(),
       info<RowsPerBlockPass>(),
+      info<WarpPerRowPass>(),
       info<RowCooperativePass>(),
       info<DelinearizePass>(),
       info<ShapeSplitPass>(),

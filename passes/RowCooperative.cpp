@@ -583,10 +583,10 @@ bool RowAnalysis::matchReduction(RowLoop &L, const VarDecl *V) {
                                    "lane would see only its partial value");
   if (R.Kind == RedKind::Sum) {
     if (V->getType()->isRealFloatingType() &&
-        PC.options().intParam("row-cooperative", "reductions", 1) == 0)
+        PC.options().intParam(PC.passName(), "reductions", 1) == 0)
       return Bad(Upd->getBeginLoc(),
-                 "a floating-point sum, and row-cooperative.reductions=0 "
-                 "keeps sums in their order");
+                 "a floating-point sum, and " + PC.passName() +
+                     ".reductions=0 keeps sums in their order");
     // The 32 partial sums add up to the row's only when the sum starts at 0
     // on every lane.
     Expr::EvalResult Init;
@@ -737,9 +737,9 @@ bool RowAnalysis::checkMemory() {
       if (!isShuffleElementType(ET))
         return Bad("its elements do not move through a warp shuffle");
       if (ET->isRealFloatingType() &&
-          PC.options().intParam("row-cooperative", "reductions", 1) == 0)
-        return Bad("sums into it, and row-cooperative.reductions=0 keeps "
-                   "sums in their order");
+          PC.options().intParam(PC.passName(), "reductions", 1) == 0)
+        return Bad("sums into it, and " + PC.passName() +
+                   ".reductions=0 keeps sums in their order");
       for (const MemReduction &M : A.Loop->MemReds)
         if (M.ASE != A.ASE && cast<DeclRefExpr>(M.ASE->getBase()->IgnoreParenImpCasts())
                                       ->getDecl() == W)
@@ -834,28 +834,119 @@ std::string applyEdits(StringRef Buf, unsigned Begin, unsigned End,
   return Out;
 }
 
+/// Finds warp-per-row's guard: the first statement after the row index that
+/// is not a declaration without effect is `if (r < N) { ... }`, the last
+/// one, or `if (r >= N) return;`, N a parameter never changed. Null, with
+/// the refusal recorded in \p A, otherwise.
+const ParmVarDecl *findRowGuard(RowAnalysis &A) {
+  auto Bad = [&](SourceLocation L, const Twine &Why) {
+    A.fail(L, Why);
+    return nullptr;
+  };
+  const VarDecl *Row = A.Row;
+  for (size_t I = 0; I < A.Rest.size(); ++I) {
+    const Stmt *S = A.Rest[I];
+    if (isa<DeclStmt>(S) && !hasNonLocalEffect(S, A.SM))
+      continue;
+    const auto *If = dyn_cast<IfStmt>(S);
+    const auto *Cmp = If ? dyn_cast<BinaryOperator>(
+                               If->getCond()->IgnoreParenImpCasts())
+                         : nullptr;
+    if (!Cmp || If->getElse())
+      break;
+    // Normalized to `Row Op Bound`.
+    BinaryOperatorKind Op = Cmp->getOpcode();
+    const Expr *Bound = nullptr;
+    if (refersTo(Cmp->getLHS(), Row)) {
+      Bound = Cmp->getRHS();
+    } else if (refersTo(Cmp->getRHS(), Row)) {
+      Bound = Cmp->getLHS();
+      Op = Op == BO_GT ? BO_LT : Op == BO_LE ? BO_GE : BO_Comma;
+    }
+    bool Enters = Op == BO_LT && I + 1 == A.Rest.size();
+    const Stmt *Then = If->getThen();
+    if (const auto *CS = dyn_cast<CompoundStmt>(Then); CS && CS->size() == 1)
+      Then = CS->body_front();
+    bool Leaves = Op == BO_GE && isa<ReturnStmt>(Then);
+    if (!Bound || !(Enters || Leaves))
+      break;
+    const auto *DRE = dyn_cast<DeclRefExpr>(stripIntCasts(Bound));
+    const auto *P = DRE ? dyn_cast<ParmVarDecl>(DRE->getDecl()) : nullptr;
+    if (!P)
+      return Bad(Bound->getBeginLoc(),
+                 "the guard's row count is not a parameter of the kernel: "
+                 "the launch sites' grids cannot be matched against it");
+    if (mayModify(A.FD->getBody(), P))
+      return Bad(Bound->getBeginLoc(), "the guard's row count " + varName(P) +
+                                           " is changed in the kernel");
+    return P;
+  }
+  return Bad(A.IndexDecl->getBeginLoc(),
+             "no guard on the row index right after it (`if (" +
+                 Row->getNameAsString() + " < n) { ... }` around the rest "
+                 "of the kernel, or `if (" + Row->getNameAsString() +
+                 " >= n) return;`): the rows the new grid adds past the "
+                 "old one would run");
+}
+
 } // namespace
 
-void RowCooperativePass::run(PassContext &PC) {
+std::optional<RowBody> rewriteRowBody(PassContext &PC, RowLaunch Mode) {
   const FunctionDecl *FD = PC.kernel().Decl;
   if (!FD || !FD->hasBody())
-    return;
+    return std::nullopt;
   if (PC.kernel().isTemplate()) {
-    PC.refused(FD->getLocation(),
-               "template kernels are not handled");
-    return;
+    PC.refused(FD->getLocation(), "template kernels are not handled");
+    return std::nullopt;
   }
   RowAnalysis A(PC, FD);
-  if (!A.run()) {
-    PC.refused(A.WhyLoc.isValid() ? A.WhyLoc : FD->getLocation(),
-               A.Why);
-    return;
+  const ParmVarDecl *Bound = nullptr;
+  bool Ok = true;
+  if (const auto *Body = dyn_cast<CompoundStmt>(FD->getBody());
+      Body && Mode == RowLaunch::WarpEach) {
+    // The new launch changes blockIdx, blockDim and gridDim: the row index
+    // (the first top-level declaration of one) alone may read them.
+    bool SeenIndex = false;
+    for (const Stmt *S : Body->body()) {
+      const auto *DS = dyn_cast<DeclStmt>(S);
+      const auto *V = DS && DS->isSingleDecl()
+                          ? dyn_cast<VarDecl>(DS->getSingleDecl())
+                          : nullptr;
+      if (!SeenIndex && V && V->getInit() &&
+          isGlobalThreadIndex(V->getInit())) {
+        SeenIndex = true;
+        continue;
+      }
+      const Expr *At = nullptr;
+      for (cudaidiom::Builtin B :
+           {cudaidiom::Builtin::BlockIdx, cudaidiom::Builtin::BlockDim,
+            cudaidiom::Builtin::GridDim})
+        if (!At)
+          usesBuiltin(S, B, 0, &At);
+      if (At) {
+        Ok = A.fail(At->getBeginLoc(),
+                    "reads " + PC.text(At->getSourceRange()) +
+                        " other than in the row index: the new launch "
+                        "changes it");
+        break;
+      }
+    }
+  }
+  Ok = Ok && A.run();
+  if (Ok && Mode == RowLaunch::WarpEach) {
+    Bound = findRowGuard(A);
+    Ok = Bound != nullptr;
+  }
+  if (!Ok) {
+    PC.refused(A.WhyLoc.isValid() ? A.WhyLoc : FD->getLocation(), A.Why);
+    return std::nullopt;
   }
   const SourceManager &SM = PC.sourceManager();
   const LangOptions &LO = PC.langOpts();
   SourceLocation Loc = A.IndexDecl->getBeginLoc();
-  auto refuse = [&](const Twine &Why) {
+  auto refuse = [&](const Twine &Why) -> std::optional<RowBody> {
     PC.refused(Loc, Why);
+    return std::nullopt;
   };
   SourceLocation EndLoc = endOfStatement(A.Rest.back(), SM, LO);
   if (Loc.isMacroID() || EndLoc.isInvalid() || EndLoc.isMacroID() ||
@@ -880,13 +971,21 @@ void RowCooperativePass::run(PassContext &PC) {
     Edits.emplace_back(B, E - B, std::move(Text));
     return true;
   };
-  const Expr *Tid = nullptr;
-  usesBuiltin(A.Row->getInit(), cudaidiom::Builtin::ThreadIdx, 'x', &Tid);
-  bool Ok = Tid && edit(Tid->getSourceRange(),
-                        "(threadIdx.x - astra_lane + astra_row)");
-  for (const ReturnStmt *R : A.Returns)
-    Ok = Ok && edit(SourceRange(R->getReturnLoc()), "continue");
-  std::string Indent = lineIndent(PC, Loc);
+  if (Mode == RowLaunch::Same) {
+    // The warp's rows in turn: a return leaves one row, not the kernel.
+    const Expr *Tid = nullptr;
+    usesBuiltin(A.Row->getInit(), cudaidiom::Builtin::ThreadIdx, 'x', &Tid);
+    Ok = Tid && edit(Tid->getSourceRange(),
+                     "(threadIdx.x - astra_lane + astra_row)");
+    for (const ReturnStmt *R : A.Returns)
+      Ok = Ok && edit(SourceRange(R->getReturnLoc()), "continue");
+  } else {
+    // The global warp index; blockDim.x is a multiple of 32 here, so it
+    // counts warps from 0 without a gap, and stays as small as the old
+    // thread index.
+    Ok = edit(stripIntCasts(A.Row->getInit())->getSourceRange(),
+              "(blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32)");
+  }
   std::string Summary;
   bool FloatSum = false;
   unsigned AccCount = 0;
@@ -955,20 +1054,42 @@ void RowCooperativePass::run(PassContext &PC) {
   if (!Ok)
     return refuse("part of the kernel comes from a macro expansion");
 
-  std::string Orig = Buf.substr(Begin, End - Begin).str();
-  std::string Coop = applyEdits(Buf, Begin, End, Edits);
+  RowBody Out;
+  Out.Range = CharSourceRange::getCharRange(Loc, EndLoc);
+  Out.Indent = lineIndent(PC, Loc);
+  Out.Original = Buf.substr(Begin, End - Begin).str();
+  Out.Cooperative = applyEdits(Buf, Begin, End, Edits);
+  Out.Row = A.Row;
+  Out.Bound = Bound;
+  Out.Detail = std::to_string(A.Loops.size()) +
+               " row loop(s) strided over the 32 lanes";
+  if (!Summary.empty())
+    Out.Detail += "; reductions " + Summary + " combined by warp shuffles";
+  if (FloatSum)
+    Out.Detail += " (floating-point sums are reassociated: each lane adds "
+                  "every 32nd element; results may differ in the last bits, "
+                  "the verifier's tolerances decide)";
+  return Out;
+}
+
+void RowCooperativePass::run(PassContext &PC) {
+  std::optional<RowBody> RB = rewriteRowBody(PC, RowLaunch::Same);
+  if (!RB)
+    return;
+  const std::string &Indent = RB->Indent;
   std::string Text =
       "if ((blockDim.x % 32 == 0 || blockDim.y * blockDim.z == 1) &&\n" +
       Indent + "    threadIdx.x / 32 * 32 + 32 <= blockDim.x) {\n" + Indent +
       "  // row-cooperative: the warp takes its 32 lanes' rows in turn.\n" +
       Indent + "  const unsigned astra_lane = threadIdx.x % 32;\n" + Indent +
       "  for (unsigned astra_row = 0; astra_row < 32; ++astra_row) {\n" +
-      Indent + "    " + reindent(Coop, "    ") + "\n" + Indent + "  }\n" +
-      Indent + "} else {\n" + Indent + "  " + reindent(Orig, "  ") + "\n" +
-      Indent + "}";
-  if (!PC.replace(CharSourceRange::getCharRange(Loc, EndLoc), Text))
+      Indent + "    " + reindent(RB->Cooperative, "    ") + "\n" + Indent +
+      "  }\n" + Indent + "} else {\n" + Indent + "  " +
+      reindent(RB->Original, "  ") + "\n" + Indent + "}";
+  if (!PC.replace(RB->Range, Text))
     return;
 
+  const FunctionDecl *FD = PC.kernel().Decl;
   KernelLaunches KL = findLaunches(PC.astContext(), FD);
   bool AllMultiple = KL.allVisible() && !KL.Launches.empty();
   for (const LaunchFact &L : KL.Launches)
@@ -976,20 +1097,12 @@ void RowCooperativePass::run(PassContext &PC) {
                   (L.Block.Dim[0].Constant
                        ? *L.Block.Dim[0].Constant % 32 == 0
                        : L.Block.Dim[0].MultipleOf % 32 == 0);
-  std::string Msg = "each warp takes its lanes' rows of " +
-                    varName(A.Row) + " in turn; " +
-                    std::to_string(A.Loops.size()) +
-                    " row loop(s) strided over the 32 lanes";
-  if (!Summary.empty())
-    Msg += "; reductions " + Summary + " combined by warp shuffles";
-  if (FloatSum)
-    Msg += " (floating-point sums are reassociated: each lane adds every "
-           "32nd element; results may differ in the last bits, the "
-           "verifier's tolerances decide)";
+  std::string Msg = "each warp takes its lanes' rows of " + varName(RB->Row) +
+                    " in turn; " + RB->Detail;
   Msg += AllMultiple ? "; every launch's block x is a multiple of 32"
                      : "; a block whose x is not a multiple of 32 runs its "
                        "last, partial warp with the original code";
-  PC.fired(Loc, Msg);
+  PC.fired(RB->Range.getBegin(), Msg);
 }
 
 } // namespace astra

@@ -37,6 +37,12 @@ const std::vector<PassTraits> &traits() {
        "a warp's strided stores (a transpose) become consecutive through a "
        "shared tile: one 32-byte sector per thread becomes one per 8 threads",
        {}},
+      {"warp-per-row", 0, 1,
+       "a thread-per-row kernel launched with a thread per row leaves most "
+       "of the GPU idle and walks rows a row apart per warp: with a warp "
+       "per row (the launch's grid 32 times the threads) the lanes stride "
+       "over the row, loads are consecutive and reductions use shuffles",
+       {}},
       {"row-cooperative", 0, 2,
        "a thread-per-row kernel walks rows a row apart per warp: with each "
        "warp taking its lanes' rows in turn and the lanes striding over the "
@@ -139,8 +145,12 @@ int pipelineOrder(StringRef Name) {
   // row-cooperative right after restrict-const too (whose __restrict__ it
   // may need): it wants the thread-per-row body as written, which
   // grid-stride would turn into a loop, and the passes after it (hoist,
-  // fast-math, unroll) work on its strided loops.
-  static const char *Order[] = {"restrict-const", "row-cooperative",
+  // fast-math, unroll) work on its strided loops. warp-per-row, its form
+  // with a warp per row, just before it: where both apply the pipeline
+  // gets the one with more parallelism (the second refuses the first's
+  // shuffles).
+  static const char *Order[] = {"restrict-const", "warp-per-row",
+                                "row-cooperative",
                                 "delinearize", "smem-transpose",
                                 "grid-stride",    "warp-reduce",   "warp-scan",
                                 "hoist",          "vectorize",   "flat-vectorize", "ldg",

@@ -66,6 +66,8 @@ Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,
     }
     if (L.Grid3)
       C.Grid3 = L.Grid3;
+    if (!L.WarpRows.empty())
+      C.WarpRows = L.WarpRows;
   }
   // A launch pass that refused leaves the launch alone and is not part of
   // the candidate's lineage.

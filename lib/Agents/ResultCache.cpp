@@ -177,6 +177,8 @@ Error ResultCache::store(StringRef Key, StringRef Gpu, const FileOutcome &O,
         W.field("grid3_bx", (long long)C.Grid3->Bx);
         W.field("grid3_by", (long long)C.Grid3->By);
       }
+      if (C.WarpRows)
+        W.field("warp_rows", *C.WarpRows);
       writeFiles(W, "files", C.Files);
       W.key("evaluation");
       writeEvaluationJson(W, R.Outcome.WinnerEval);
@@ -340,6 +342,8 @@ static std::optional<CachedOutcome> readEntry(StringRef Path) {
                                   W["grid3_c"].GetString(),
                                   W["grid3_bx"].GetInt64(),
                                   W["grid3_by"].GetInt64()};
+      if (W.HasMember("warp_rows") && W["warp_rows"].IsString())
+        Cand.WarpRows = std::string(W["warp_rows"].GetString());
       FileOverlay Files;
       for (auto &[P, T] : R.files(W, "files"))
         Files[P] = T;

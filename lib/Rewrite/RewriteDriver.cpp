@@ -177,7 +177,8 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
       Launches->Splits[K.QualifiedName] = PC.splitAt();
     if (Launches && (PC.gridDivisor() || PC.blockThreads() ||
                      PC.blockDivisor(0) || PC.blockDivisor(1) ||
-                     PC.blockRows() || PC.delinearized())) {
+                     PC.blockRows() || PC.delinearized() ||
+                     !PC.warpRows().empty())) {
       RewriteResult::LaunchEdit &L = Launches->LaunchEdits[K.QualifiedName];
       if (PC.blockThreads())
         L.BlockThreads = PC.blockThreads();
@@ -193,6 +194,8 @@ runPassOnce(Pass &P, ParsedFile &PF, const std::vector<KernelInfo> &Kernels,
       }
       if (PC.delinearized())
         L.Grid3 = PC.delinearized();
+      if (!PC.warpRows().empty())
+        L.WarpRows = PC.warpRows();
     }
     for (const auto &[Path, Set] : PC.replacements())
       for (const tooling::Replacement &Parsed : Set) {
@@ -474,6 +477,8 @@ Expected<RewriteResult> runRewrite(const RewriteRequest &Req,
       }
       if (L.Grid3)
         To.Grid3 = L.Grid3;
+      if (!L.WarpRows.empty())
+        To.WarpRows = L.WarpRows;
     }
   }
 

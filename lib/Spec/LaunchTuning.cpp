@@ -304,6 +304,53 @@ Expected<LaunchSpec> delinearizeLaunch(const KernelSpec &K, const LaunchSpec &L,
   return Out;
 }
 
+Expected<LaunchSpec> warpPerRowLaunch(const KernelSpec &K, const LaunchSpec &L,
+                                      StringRef Rows) {
+  auto Fail = [&](const Twine &Why) {
+    return createStringError(inconvertibleErrorCode(), "%s",
+                             (K.where("launch") + Why).str().c_str());
+  };
+  if (L.Grid[0].empty())
+    return Fail("the launch has no grid");
+  for (unsigned Dim = 1; Dim < 3; ++Dim)
+    for (const SpecExpr *E : {&L.Grid[Dim], &L.Block[Dim]}) {
+      if (E->empty())
+        continue;
+      auto V = E->evalInt(Env());
+      if (!V || *V != 1) {
+        if (!V)
+          consumeError(V.takeError());
+        return Fail("warp-per-row needs a 1-D launch (" + E->text() + ")");
+      }
+    }
+  std::map<std::string, std::string> Subst;
+  for (const ArgSpec &A : K.Args)
+    if (!A.ScalarValue.empty())
+      Subst[A.Name] = "(" + A.ScalarValue.text() + ")";
+  std::string R = substituteNames(Rows, Subst);
+  if (!Subst.count(Rows.str()))
+    R = "(" + R + ")";
+  std::string B = L.Block[0].empty() ? "32" : "(" + L.Block[0].text() + ")";
+  // The block's text stays in the grid, so that block-size's retuning of
+  // its literal (after or before) changes both.
+  std::string Warp = "cdiv(" + R + ", " + B + " / 32)";
+  auto BC = L.Block[0].empty() ? Expected<int64_t>(32)
+                               : L.Block[0].evalInt(Env());
+  bool Multiple = BC && *BC % 32 == 0;
+  if (!BC)
+    consumeError(BC.takeError());
+  auto GX = SpecExpr::parse(Multiple ? Warp
+                                     : B + " % 32 == 0 ? " + Warp + " : (" +
+                                           L.Grid[0].text() + ")");
+  if (!GX)
+    return Fail("the warp-per-row grid does not parse (the row count '" +
+                Rows + "' is not a spec expression): " +
+                toString(GX.takeError()));
+  LaunchSpec Out = L;
+  Out.Grid[0] = std::move(*GX);
+  return Out;
+}
+
 bool describesKernel(const KernelSpec &S, StringRef Kernel) {
   return S.Kernel == Kernel || StringRef(S.Kernel).starts_with(Kernel.str() + "<");
 }
@@ -342,13 +389,19 @@ Expected<LaunchSpec> changedLaunch(const KernelSpec &K, const LaunchChange &C) {
   // Grid and block divisions change a launch the spec must mark as the
   // kernel's own (block-size checks that in tunableBlockLiteral).
   if ((C.GridDivisor || C.BlockXDivisor || C.BlockYDivisor || C.BlockRows ||
-       C.Grid3) &&
+       C.Grid3 || C.WarpRows) &&
       !K.LaunchIsTunable)
     return createStringError(
         inconvertibleErrorCode(), "%s",
         (K.where("launch") + "the spec does not mark the launch as the "
                              "kernel's own (\"launch_tunable\": true)")
             .c_str());
+  if (C.WarpRows) {
+    auto D = warpPerRowLaunch(K, L, *C.WarpRows);
+    if (!D)
+      return D.takeError();
+    L = std::move(*D);
+  }
   if (C.Grid3) {
     auto D = delinearizeLaunch(K, L, *C.Grid3);
     if (!D)
@@ -626,7 +679,7 @@ Expected<std::string> retuneSpecText(StringRef Text, StringRef Path,
                     (Dim ? "y" : "x") + " is not found");
       New = std::move(*D);
     }
-    if (C.BlockRows || C.Grid3) {
+    if (C.BlockRows || C.Grid3 || C.WarpRows) {
       const LaunchSpec &W = Expected[K->Kernel];
       auto G = setDimsText(New, "grid", W.Grid);
       auto D = G ? setDimsText(*G, "block", W.Block) : std::nullopt;

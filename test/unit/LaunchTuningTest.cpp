@@ -366,4 +366,76 @@ TEST(LaunchTuningTest, Delinearized) {
             std::string::npos);
 }
 
+TEST(LaunchTuningTest, WarpPerRow) {
+  // warp-per-row: a warp per row of the kernel's row count (its parameter
+  // `rows`, the spec's R), where the block is a multiple of 32; with a
+  // block the spec does not fix, the original grid where it is not. Checked
+  // by evaluating the launch, after block-size's retuning too, and in the
+  // spec's text.
+  std::string Text = R"js({"version": 1, "kernels": {"m": {
+    "shapes": {"s": {"R": 1000, "C": 64}},
+    "args": {"p": {"dtype": "f32", "count": "R * C", "role": "output"},
+             "rows": {"value": "R"}, "cols": {"value": "C"}},
+    // a comment that stays
+    "launch": {"grid": "cdiv(R, 256)", "block": 256},
+    "launch_tunable": true}, "v": {
+    "shapes": {"s": {"R": 1000, "B": 100}},
+    "args": {"p": {"dtype": "f32", "count": "R", "role": "output"},
+             "rows": {"value": "R"}},
+    "launch": {"grid": "cdiv(R, B)", "block": "B"},
+    "launch_tunable": true}}})js";
+  SpecFile S = load(Text);
+  LaunchChange C;
+  C.WarpRows = "rows";
+  auto Grid = [&](const LaunchSpec &LS, int64_t R, int64_t B) {
+    Env E{{"R", Value::ofInt(R)}, {"C", Value::ofInt(64)},
+          {"B", Value::ofInt(B)}};
+    auto X = LS.resolve(E);
+    EXPECT_TRUE(bool(X));
+    if (!X) {
+      consumeError(X.takeError());
+      return std::string();
+    }
+    return std::to_string(X->Grid[0]) + " " + std::to_string(X->Block[0]);
+  };
+  auto L = changedLaunch(*S.find("m"), C);
+  ASSERT_TRUE(bool(L)) << toString(L.takeError());
+  EXPECT_EQ(L->Grid[0].text(), "cdiv((R), (256) / 32)");
+  EXPECT_EQ(Grid(*L, 1000, 0), "125 256"); // 1000 warps of 8 per block.
+  EXPECT_EQ(Grid(*L, 1001, 0), "126 256");
+  auto V = changedLaunch(*S.find("v"), C);
+  ASSERT_TRUE(bool(V)) << toString(V.takeError());
+  EXPECT_EQ(Grid(*V, 1000, 128), "250 128");
+  EXPECT_EQ(Grid(*V, 1000, 100), "10 100"); // The original grid.
+  // block-size's literal follows into the grid.
+  C.BlockThreads = 128;
+  auto L2 = changedLaunch(*S.find("m"), C);
+  ASSERT_TRUE(bool(L2)) << toString(L2.takeError());
+  EXPECT_EQ(Grid(*L2, 1000, 0), "250 128");
+  C.BlockThreads.reset();
+  auto New = retuneSpecText(Text, "t.astra.json", {"m", "v"}, C);
+  ASSERT_TRUE(bool(New)) << toString(New.takeError());
+  EXPECT_NE(New->find(R"js("grid": ["cdiv((R), (256) / 32)", "1", "1"])js"),
+            std::string::npos)
+      << *New;
+  EXPECT_NE(New->find(R"js("grid": ["(B) % 32 == 0 ? cdiv((R), (B) / 32) : (cdiv(R, B))", "1", "1"])js"),
+            std::string::npos)
+      << *New;
+  EXPECT_NE(New->find("// a comment that stays"), std::string::npos);
+  // A 2-D block and a launch that is not the kernel's own are refused.
+  std::string TwoD = R"js({"version": 1, "kernels": {"m": {
+    "shapes": {"s": {"n": 64}},
+    "args": {"p": {"dtype": "f32", "count": "n", "role": "output"}},
+    "launch": {"grid": "n", "block": [32, 4, 1]}, "launch_tunable": true}}})js";
+  SpecFile S2 = load(TwoD);
+  auto Bad = changedLaunch(*S2.find("m"), C);
+  ASSERT_FALSE(bool(Bad));
+  EXPECT_NE(toString(Bad.takeError()).find("1-D"), std::string::npos);
+  SpecFile Base = load(SpecText);
+  auto NotOwn = changedLaunch(*Base.find("c"), C);
+  ASSERT_FALSE(bool(NotOwn));
+  EXPECT_NE(toString(NotOwn.takeError()).find("launch_tunable"),
+            std::string::npos);
+}
+
 } // namespace

@@ -741,6 +741,35 @@ TEST(OfflinePlanner, OffersRowCooperativeFirstOnAMemoryBoundKernel) {
   EXPECT_EQ(Singles[0], "row-cooperative");
 }
 
+TEST(OfflinePlanner, OffersWarpPerRowBeforeRowCooperative) {
+  // Where both forms apply, the pipeline of everything gets warp-per-row
+  // (a warp per row) before row-cooperative (which then refuses its
+  // shuffles), and each is tried alone, warp-per-row first.
+  KernelFacts F;
+  F.ApplicablePasses = {{"fast-math", {}},
+                        {"row-cooperative", {}},
+                        {"warp-per-row", {}},
+                        {"restrict-const", {}}};
+  F.ArithmeticIntensity = 1;
+  Evaluation Base;
+  PlanningState St;
+  St.Facts = &F;
+  St.Round = 1;
+  St.Baseline = &Base;
+  OfflinePlanner P;
+  std::vector<Plan> Plans = P.propose(St, 20);
+  ASSERT_FALSE(Plans.empty());
+  EXPECT_EQ(join(Plans[0].Passes, ","),
+            "restrict-const,warp-per-row,row-cooperative,fast-math");
+  std::vector<std::string> Singles;
+  for (const Plan &Pl : Plans)
+    if (Pl.Passes.size() == 1)
+      Singles.push_back(Pl.Passes[0]);
+  ASSERT_GE(Singles.size(), 2u);
+  EXPECT_EQ(Singles[0], "warp-per-row");
+  EXPECT_EQ(Singles[1], "row-cooperative");
+}
+
 TEST(OfflinePlanner, DelinearizeThenThreadCoarsenFoldsTheBlocksRows) {
   // conv1d: thread-coarsen applies once delinearize has made the grid 3-D;
   // the two go right after restrict-const and late respectively, and a plan

@@ -68,12 +68,14 @@ struct Candidate {
   std::optional<int64_t> RowDivisor, BlockRows;
   /// delinearize's 3-D grid.
   std::optional<Delinearized> Grid3;
+  /// warp-per-row's row count.
+  std::optional<std::string> WarpRows;
   std::string Rationale;
 
   /// The candidate's launch relative to the spec's.
   LaunchChange launchChange() const {
     return {BlockThreads, GridDivisor, BlockXDivisor, BlockYDivisor,
-            RowDivisor,   BlockRows,   Grid3};
+            RowDivisor,   BlockRows,   Grid3,         WarpRows};
   }
   /// Takes the launch of \p C (a parent, or another kernel's winner).
   void copyLaunch(const Candidate &C) {
@@ -84,6 +86,7 @@ struct Candidate {
     RowDivisor = C.RowDivisor;
     BlockRows = C.BlockRows;
     Grid3 = C.Grid3;
+    WarpRows = C.WarpRows;
   }
 
   /// A stable hash of the files' contents; equal hashes are the same code.

@@ -148,6 +148,12 @@ public:
   void setDelinearized(Delinearized D) { Grid3 = std::move(D); }
   const std::optional<Delinearized> &delinearized() const { return Grid3; }
 
+  /// Records that the rewritten launch sites give each row of the kernel's
+  /// row count \p Rows (an expression over its parameter names) a warp,
+  /// where the block's x is a multiple of 32 (warp-per-row).
+  void setWarpRows(std::string Rows) { WarpRows = std::move(Rows); }
+  const std::string &warpRows() const { return WarpRows; }
+
   /// Records that the launch sites now run the kernel's clone for launches
   /// of \p Threshold threads or more (shape-split): the spec's entries are
   /// split the same way (astra/Spec/ShapeSplit.h).
@@ -171,6 +177,7 @@ private:
   int64_t BlockDivisor[2] = {0, 0};
   int64_t RowDivisor = 0, BlockRows = 0;
   std::optional<Delinearized> Grid3;
+  std::string WarpRows;
   int64_t SplitAt = 0;
 };
 
@@ -179,7 +186,7 @@ private:
 inline bool changesLaunch(llvm::StringRef Name) {
   return Name == "block-size" || Name == "grid-coarsen" ||
          Name == "thread-coarsen" || Name == "rows-per-block" ||
-         Name == "delinearize";
+         Name == "delinearize" || Name == "warp-per-row";
 }
 
 /// A parameter a pass reads from PassOptions::Params (`--pass-opt

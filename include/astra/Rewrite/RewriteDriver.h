@@ -73,6 +73,8 @@ struct RewriteResult {
     int64_t RowDivisor = 0, BlockRows = 0;
     /// delinearize's 3-D grid.
     std::optional<Delinearized> Grid3;
+    /// warp-per-row's row count (empty: not changed).
+    std::string WarpRows;
     /// The same, as a change of the spec's launch.
     LaunchChange change() const {
       LaunchChange C;
@@ -89,6 +91,8 @@ struct RewriteResult {
         C.BlockRows = BlockRows;
       }
       C.Grid3 = Grid3;
+      if (!WarpRows.empty())
+        C.WarpRows = WarpRows;
       return C;
     }
   };

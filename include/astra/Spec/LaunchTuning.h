@@ -109,9 +109,14 @@ struct LaunchChange {
   std::optional<int64_t> RowDivisor, BlockRows;
   /// delinearize's 3-D grid (applied after BlockThreads, before the rest).
   std::optional<Delinearized> Grid3;
+  /// warp-per-row: a warp per row of the kernel's row count R (an
+  /// expression over the kernel's parameter names), where the block's x B
+  /// is a multiple of 32: grid x "B % 32 == 0 ? cdiv(R, B / 32) : G"
+  /// (warpPerRowLaunch). Applied after BlockThreads, before the rest.
+  std::optional<std::string> WarpRows;
   bool empty() const {
     return !BlockThreads && !GridDivisor && !BlockXDivisor && !BlockYDivisor &&
-           !BlockRows && !Grid3;
+           !BlockRows && !Grid3 && !WarpRows;
   }
 };
 
@@ -130,6 +135,15 @@ std::string rowsPerBlockCondition(llvm::StringRef G, llvm::StringRef B,
 /// dimension must be a constant that \p F divides.
 llvm::Expected<LaunchSpec> divideBlock(const LaunchSpec &L, unsigned Dim,
                                        int64_t F);
+
+/// \p L (a launch of one thread per row of \p K's kernel, 1-D) with a warp
+/// per row: the grid's x becomes "cdiv(R, B / 32)" where the block's x B is
+/// a multiple of 32, and stays where it is not ("B % 32 == 0 ? ... : G"
+/// unless B is a constant); \p Rows (R) is over the kernel's parameter
+/// names, replaced by the spec's values of the scalar arguments.
+llvm::Expected<LaunchSpec> warpPerRowLaunch(const KernelSpec &K,
+                                            const LaunchSpec &L,
+                                            llvm::StringRef Rows);
 
 /// The launch of \p K changed by \p C; fails, saying why, when the change
 /// does not apply (the spec does not allow tuning the block).
