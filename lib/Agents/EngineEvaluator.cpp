@@ -20,6 +20,8 @@ EngineEvaluator::entriesFor(const FileOverlay &Files,
   ParseOptions PO;
   PO.Overlay = Files;
   PO.DiagOS = nullptr;
+  PO.RuntimePch = Opts.ParsePch;
+  PO.UsePreamble = PO.BuildPreamble = !Opts.ParsePch.empty();
   auto PF = parseCuda(Command, PO);
   if (!PF)
     return PF.takeError();
@@ -67,6 +69,7 @@ Expected<std::vector<KernelImage>> EngineEvaluator::images(const Candidate &C) {
   CompileOptions CO;
   CO.Overlay = Files;
   CO.UseCache = Opts.UseCache;
+  CO.CacheDir = Opts.CacheDir;
   std::string Diags;
   raw_string_ostream DOS(Diags);
   CO.DiagOS = &DOS;

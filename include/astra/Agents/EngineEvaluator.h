@@ -39,6 +39,13 @@ struct EngineOptions {
   bool Sanitize = false;
   unsigned JobTimeoutSeconds = 600;
   bool UseCache = true;
+  /// The PTX and PCH cache directory; empty: the default
+  /// (ptxCacheDirectory). `optimize --no-cache` points it at a folder of
+  /// the run's own, so the parses and compiles still share their PCHs.
+  std::string CacheDir;
+  /// The runtime-wrapper PCH of the kernel's parses (ParseOptions::RuntimePch)
+  /// with the preamble PCH on top; empty: parses read the headers.
+  std::string ParsePch;
   /// Time candidates and the baseline as nvcc compiles them, with these
   /// flags (the build's, CompileCommands::nvccFlags), after clang's compile
   /// gate: what is timed is what the build ships (docs/compile.md).
