@@ -23,6 +23,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <set>
 
@@ -208,6 +209,9 @@ FileOutcome OptimizeDriver::runFileOnce(const std::string &File,
                                         const FileOutcome *Unsplit) {
   FileOutcome FO;
   FO.File = File;
+  // Each kernel's set-up: from here for the first, from the end of the
+  // kernel before for the others.
+  auto SetupFrom = std::chrono::steady_clock::now();
   const std::vector<std::string> *Cmd = &Command;
   SpecFile *SpecF = &Spec;
   std::string Abs = Cmd->back();
@@ -618,7 +622,13 @@ FileOutcome OptimizeDriver::runFileOnce(const std::string &File,
     Engine.setAdversarialBases(adversarialBases(Specs, *SpecF));
     Orchestrator Orc(*ThePlanner, TheCoderRef, Engine, Engine,
                      Req.Orchestrator, Progress);
+    double Setup = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - SetupFrom)
+                       .count();
     R.Outcome = Orc.run(Facts);
+    R.Outcome.SetupSeconds = Setup;
+    R.Outcome.WallSeconds += Setup;
+    SetupFrom = std::chrono::steady_clock::now();
     if (Info.Device.empty() && !Engine.device().Name.empty())
       Info.Device = Engine.device().Name + " (driver " + Engine.device().Driver +
                     ")";
