@@ -372,6 +372,14 @@ EngineEvaluator::JobSet EngineEvaluator::makeJobs(const Candidate &C,
   return Set;
 }
 
+/// Adds a job process's own report of its phases to \p Into.
+static void chargePhases(StageTimes &Into, const JobResult::Phases &P) {
+  Into.Context += P.Context;
+  Into.Load += P.Load;
+  Into.Verify += P.Verify;
+  Into.Profile += P.Profile;
+}
+
 std::vector<JobResult> EngineEvaluator::execute(ArrayRef<VerifyJob> Jobs,
                                                 StageTimes &Into) {
   auto Start = std::chrono::steady_clock::now();
@@ -384,12 +392,8 @@ std::vector<JobResult> EngineEvaluator::execute(ArrayRef<VerifyJob> Jobs,
   double Wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
           .count();
-  for (const JobResult &R : Out) {
-    Into.Context += R.Seconds.Context;
-    Into.Load += R.Seconds.Load;
-    Into.Verify += R.Seconds.Verify;
-    Into.Profile += R.Seconds.Profile;
-  }
+  for (const JobResult &R : Out)
+    chargePhases(Into, R.Seconds);
   // Jobs that ran side by side on several workers share the wall time:
   // each is charged its own process's report.
   if (Out.size() > 1 && Opts.Exec && Opts.Exec->workers() > 1)
@@ -476,12 +480,8 @@ void EngineEvaluator::prepare(ArrayRef<const Candidate *> Cs) {
   std::vector<JobResult> Rs = execute(All, Batch);
   for (size_t K = 0; K < Rs.size(); ++K) {
     JobSet &Set = Prepared[Where[K].first];
-    const JobResult::Phases &P = Rs[K].Seconds;
-    Set.Stages.Jobs += P.total();
-    Set.Stages.Context += P.Context;
-    Set.Stages.Load += P.Load;
-    Set.Stages.Verify += P.Verify;
-    Set.Stages.Profile += P.Profile;
+    Set.Stages.Jobs += Rs[K].Seconds.total();
+    chargePhases(Set.Stages, Rs[K].Seconds);
     Set.Results[Where[K].second] = std::move(Rs[K]);
   }
 }
