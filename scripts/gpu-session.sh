@@ -18,7 +18,9 @@
 #                     5 seeds) and optimized (defaults, --seed 1, --no-cache) with inputs
 #                     made and outputs compared on the host (ASTRA_HOST_VERIFY=1, the
 #                     old path) and on the GPU, in the same call: wall times and
-#                     verdicts in $OUT/paths.txt; $PATHS_DEVICE_TIMEOUT (default 300)
+#                     verdicts in $OUT/paths.txt, with each optimize's time by stage
+#                     (report.json) and whether the two paths' verify maxima agree
+#                     with one --seed; $PATHS_DEVICE_TIMEOUT (default 300)
 #                     and $PATHS_OPT_TIMEOUT (default 330) bound the two paths' optimize
 #           polybench `scripts/polybench.py bench` over kernels/polybench against the
 #                     PolyBench-ACC sources in $POLYBENCH_CORPUS (default: the
@@ -88,7 +90,14 @@ for stage in "$@"; do
         > "$OUT/paths-verify-$path.txt" 2>&1
       rc=$?; t1=$(date +%s.%N)
       echo "verify $path: $(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s, exit $rc, $(grep -E '^(PASS|FAIL):' "$OUT/paths-verify-$path.txt" | head -1)" >> "$OUT/paths.txt"
+      # The maxima of the two paths, with one seed for both (the timed
+      # calls above each draw fresh seeds).
+      ASTRA_HOST_VERIFY=$host clang-astra verify "$d/sglang/silu_and_mul.cu" --kernel 'silu_and_mul<__half>' \
+        --candidate "$d/sglang/silu_fm.cu" --seed 11 --format=json > "$OUT/paths-verify-$path.json" 2>&1
     done
+    python3 -c "import json,sys; k=lambda f: [(x['name'], x['max_abs_error'], x['max_rel_error']) for x in json.load(open(f))['runs']]
+a, b = k(sys.argv[1]), k(sys.argv[2]); print('verify --seed 11: the paths report the same maxima on all %d runs' % len(a) if a == b else 'verify --seed 11: the maxima differ: %s' % [(x, y) for x, y in zip(a, b) if x != y])" \
+      "$OUT/paths-verify-device.json" "$OUT/paths-verify-host.json" >> "$OUT/paths.txt" 2>&1
     for path in device host; do
       host=0; limit=${PATHS_DEVICE_TIMEOUT:-300}; [ "$path" = host ] && host=1 limit=${PATHS_OPT_TIMEOUT:-330}
       mkdir -p "$d/$path/sglang" && cp -r kernels/common "$d/$path/common"
@@ -98,6 +107,15 @@ for stage in "$@"; do
         --seed 1 --no-cache --report "$d/$path/report" > "$OUT/paths-optimize-$path.txt" 2>&1
       rc=$?; t1=$(date +%s.%N)
       echo "optimize $path: $(awk "BEGIN{printf \"%.1f\", $t1 - $t0}") s, exit $rc (124: stopped at $limit s)" >> "$OUT/paths.txt"
+      # Where the time went (report.json's seconds and stages, docs/optimize.md).
+      python3 -c "import json,sys
+for k in json.load(open(sys.argv[1]))['kernels']:
+    s, g = k.get('seconds', {}), k.get('stages', {})
+    print('  %s: wall %.1f s: set-up %.1f, baseline %.1f, rounds %.1f, confirmation %.1f; summed over %d evaluations: coding %.1f, compile %.1f, GPU jobs %.1f (start-up %.1f, CUDA context %.1f, module load %.1f, verify %.1f, profile %.1f)' % (
+        k['kernel'], s.get('wall', 0), s.get('setup', 0), s.get('baseline', 0), s.get('rounds', 0), s.get('confirmation', 0),
+        len(k.get('attempts', [])) + 1, g.get('coding', 0), g.get('compile', 0), g.get('jobs', 0), g.get('startup', 0),
+        g.get('context', 0), g.get('load', 0), g.get('verify', 0), g.get('profile', 0)))" \
+        "$d/$path/report/report.json" >> "$OUT/paths.txt" 2>&1 || echo "  (no report: stopped before the end)" >> "$OUT/paths.txt"
     done
     if cmp -s "$d/device/sglang/silu_and_mul.cu" "$d/host/sglang/silu_and_mul.cu"; then
       echo "optimize: the two paths wrote the same file" >> "$OUT/paths.txt"

@@ -9,6 +9,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <chrono>
 
 using namespace llvm;
 
@@ -20,6 +21,8 @@ EngineEvaluator::entriesFor(const FileOverlay &Files,
   ParseOptions PO;
   PO.Overlay = Files;
   PO.DiagOS = nullptr;
+  PO.RuntimePch = Opts.ParsePch;
+  PO.UsePreamble = PO.BuildPreamble = !Opts.ParsePch.empty();
   auto PF = parseCuda(Command, PO);
   if (!PF)
     return PF.takeError();
@@ -67,6 +70,7 @@ Expected<std::vector<KernelImage>> EngineEvaluator::images(const Candidate &C) {
   CompileOptions CO;
   CO.Overlay = Files;
   CO.UseCache = Opts.UseCache;
+  CO.CacheDir = Opts.CacheDir;
   std::string Diags;
   raw_string_ostream DOS(Diags);
   CO.DiagOS = &DOS;
@@ -113,6 +117,26 @@ Expected<std::vector<KernelImage>> EngineEvaluator::images(const Candidate &C) {
   }
   if (C.isBaseline())
     Baseline = Out;
+  return Out;
+}
+
+EngineEvaluator::~EngineEvaluator() {
+  // The compiles still running read the members.
+  if (Pool)
+    Pool->wait();
+}
+
+EngineEvaluator::Compiled EngineEvaluator::compile(const Candidate &C) {
+  auto Start = std::chrono::steady_clock::now();
+  Compiled Out;
+  auto Imgs = images(C);
+  if (Imgs)
+    Out.Images = std::move(*Imgs);
+  else
+    Out.Error = toString(Imgs.takeError());
+  Out.Seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                              Start)
+                    .count();
   return Out;
 }
 
@@ -242,9 +266,15 @@ Evaluation EngineEvaluator::test(const Candidate &C) {
   std::string Hash = C.contentHash();
   Evaluation E;
   auto It = Prepared.find(Hash);
+  auto Pending = Compiling.find(Hash);
   if (It != Prepared.end()) {
     JobSet Set = std::move(It->second);
     Prepared.erase(It);
+    E = finishJobs(Set, /*WithCandidate=*/true);
+  } else if (Pending != Compiling.end()) {
+    Compiled Done = Pending->second.get();
+    Compiling.erase(Pending);
+    JobSet Set = makeJobs(C, /*Verify=*/true, &Done);
     E = finishJobs(Set, /*WithCandidate=*/true);
   } else {
     E = runJobs(C, /*Verify=*/true);
@@ -258,6 +288,7 @@ Evaluation EngineEvaluator::test(const Candidate &C) {
 
 void EngineEvaluator::retime(const Candidate &C, Evaluation &E) {
   Evaluation R = runJobs(C, /*Verify=*/false);
+  E.Stages += R.Stages;
   if (!R.verified() || R.Timings.empty()) {
     E.S = Evaluation::Status::RunError;
     E.Detail = "timing again: " +
@@ -268,9 +299,11 @@ void EngineEvaluator::retime(const Candidate &C, Evaluation &E) {
 }
 
 EngineEvaluator::JobSet EngineEvaluator::makeJobs(const Candidate &C,
-                                                  bool Verify) {
+                                                  bool Verify,
+                                                  const Compiled *Done) {
   JobSet Set;
   Evaluation E;
+  auto Start = std::chrono::steady_clock::now();
   auto Base = images(Candidate());
   if (!Base) {
     E.S = Evaluation::Status::RunError;
@@ -278,13 +311,21 @@ EngineEvaluator::JobSet EngineEvaluator::makeJobs(const Candidate &C,
     Set.Decided = E;
     return Set;
   }
-  auto Imgs = images(C);
-  if (!Imgs) {
+  // The baseline's compile (once per evaluator) and the candidate's.
+  Set.Stages.Compile =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+  std::optional<Compiled> Now;
+  if (!Done)
+    Done = &Now.emplace(compile(C));
+  Set.Stages.Compile += Done->Seconds;
+  if (Done->Error) {
     E.S = Evaluation::Status::CompileError;
-    E.Detail = toString(Imgs.takeError());
+    E.Detail = *Done->Error;
     Set.Decided = E;
     return Set;
   }
+  const std::vector<KernelImage> *Imgs = &Done->Images;
   std::vector<uint64_t> Seeds = nextSeeds();
   for (size_t I = 0; I < Specs.size(); ++I) {
     VerifyJob J;
@@ -331,23 +372,49 @@ EngineEvaluator::JobSet EngineEvaluator::makeJobs(const Candidate &C,
   return Set;
 }
 
-std::vector<JobResult> EngineEvaluator::execute(ArrayRef<VerifyJob> Jobs) {
-  if (Opts.Exec)
-    return runJobsOnWorkers(*Opts.Exec, Jobs, Opts.JobTimeoutSeconds,
-                            Opts.Log);
+/// Adds a job process's own report of its phases to \p Into.
+static void chargePhases(StageTimes &Into, const JobResult::Phases &P) {
+  Into.Context += P.Context;
+  Into.Load += P.Load;
+  Into.Verify += P.Verify;
+  Into.Profile += P.Profile;
+}
+
+std::vector<JobResult> EngineEvaluator::execute(ArrayRef<VerifyJob> Jobs,
+                                                StageTimes &Into) {
+  auto Start = std::chrono::steady_clock::now();
   std::vector<JobResult> Out;
-  for (const VerifyJob &J : Jobs)
-    Out.push_back(runJobIsolated(J, Opts.JobTimeoutSeconds, Opts.Log));
+  if (Opts.Exec)
+    Out = runJobsOnWorkers(*Opts.Exec, Jobs, Opts.JobTimeoutSeconds, Opts.Log);
+  else
+    for (const VerifyJob &J : Jobs)
+      Out.push_back(runJobIsolated(J, Opts.JobTimeoutSeconds, Opts.Log));
+  double Wall =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
+  for (const JobResult &R : Out)
+    chargePhases(Into, R.Seconds);
+  // Jobs that ran side by side on several workers share the wall time:
+  // each is charged its own process's report.
+  if (Out.size() > 1 && Opts.Exec && Opts.Exec->workers() > 1)
+    for (const JobResult &R : Out)
+      Into.Jobs += R.Seconds.total();
+  else
+    Into.Jobs += Wall;
   return Out;
 }
 
 Evaluation EngineEvaluator::finishJobs(JobSet &Set, bool WithCandidate) {
-  if (Set.Decided)
-    return *Set.Decided;
+  if (Set.Decided) {
+    Evaluation D = *Set.Decided;
+    D.Stages = Set.Stages;
+    return D;
+  }
   Evaluation E;
   for (size_t I = 0; I < Set.Jobs.size(); ++I) {
     if (!Set.Results[I])
-      Set.Results[I] = std::move(execute(ArrayRef(Set.Jobs[I])).front());
+      Set.Results[I] =
+          std::move(execute(ArrayRef(Set.Jobs[I]), Set.Stages).front());
     const JobResult &R = *Set.Results[I];
     if (R.CopyBandwidthGBps > 0)
       CopyGBps = R.CopyBandwidthGBps;
@@ -361,6 +428,7 @@ Evaluation EngineEvaluator::finishJobs(JobSet &Set, bool WithCandidate) {
     if (Failed)
       break; // No need to spend GPU time on the other instantiations.
   }
+  E.Stages = Set.Stages;
   return E;
 }
 
@@ -370,24 +438,52 @@ Evaluation EngineEvaluator::runJobs(const Candidate &C, bool Verify) {
 }
 
 void EngineEvaluator::prepare(ArrayRef<const Candidate *> Cs) {
-  std::vector<std::pair<std::string, size_t>> Where;
-  std::vector<VerifyJob> All;
+  // The baseline's PTX and launch facts first (members the candidates'
+  // compiles only read).
+  if (!images(Candidate()))
+    return; // makeJobs reports it for each candidate.
+  if (!Pool)
+    Pool = std::make_unique<llvm::DefaultThreadPool>(
+        llvm::hardware_concurrency(Opts.CompileThreads));
+  std::vector<std::string> Hashes;
   for (const Candidate *C : Cs) {
     std::string Hash = C->contentHash();
-    JobSet Set = makeJobs(*C, /*Verify=*/true);
+    if (Compiling.count(Hash) || Prepared.count(Hash))
+      continue;
+    Hashes.push_back(Hash);
+    Compiling[Hash] =
+        Pool->async([this, Copy = *C] { return compile(Copy); });
+  }
+  // One GPU gains nothing from running jobs ahead: test() makes and runs
+  // each when it comes (while the next ones compile), and may skip the
+  // instantiations after a failure.
+  if (!Opts.Exec || Opts.Exec->workers() < 2 || Hashes.size() < 2)
+    return;
+  std::vector<std::pair<std::string, size_t>> Where;
+  std::vector<VerifyJob> All;
+  for (size_t K = 0; K < Hashes.size(); ++K) {
+    const std::string &Hash = Hashes[K];
+    Compiled Done = Compiling[Hash].get();
+    Compiling.erase(Hash);
+    const Candidate &C = **llvm::find_if(
+        Cs, [&](const Candidate *X) { return X->contentHash() == Hash; });
+    JobSet Set = makeJobs(C, /*Verify=*/true, &Done);
     for (size_t I = 0; I < Set.Jobs.size(); ++I) {
       Where.push_back({Hash, I});
       All.push_back(Set.Jobs[I]);
     }
     Prepared[Hash] = std::move(Set);
   }
-  // One GPU gains nothing from running ahead: test() runs each job when
-  // it comes, and may skip the instantiations after a failure.
-  if (!Opts.Exec || Opts.Exec->workers() < 2 || All.size() < 2)
+  if (All.size() < 2)
     return;
-  std::vector<JobResult> Rs = execute(All);
-  for (size_t K = 0; K < Rs.size(); ++K)
-    Prepared[Where[K].first].Results[Where[K].second] = std::move(Rs[K]);
+  StageTimes Batch;
+  std::vector<JobResult> Rs = execute(All, Batch);
+  for (size_t K = 0; K < Rs.size(); ++K) {
+    JobSet &Set = Prepared[Where[K].first];
+    Set.Stages.Jobs += Rs[K].Seconds.total();
+    chargePhases(Set.Stages, Rs[K].Seconds);
+    Set.Results[Where[K].second] = std::move(Rs[K]);
+  }
 }
 
 void EngineEvaluator::profile(const Candidate &C, Evaluation &E) {
@@ -404,7 +500,11 @@ void EngineEvaluator::profile(const Candidate &C, Evaluation &E) {
 
 Evaluation EngineEvaluator::profileBaseline() {
   Evaluation E;
+  auto Start = std::chrono::steady_clock::now();
   auto Base = images(Candidate());
+  E.Stages.Compile =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - Start)
+          .count();
   if (!Base) {
     E.S = Evaluation::Status::RunError;
     E.Detail = "the original does not compile: " + toString(Base.takeError());
@@ -420,7 +520,7 @@ Evaluation EngineEvaluator::profileBaseline() {
     J.Options.Adversarial = false;
     J.Options.Profile = true;
     J.Options.Runs = Opts.Runs;
-    JobResult R = std::move(execute(ArrayRef(J)).front());
+    JobResult R = std::move(execute(ArrayRef(J), E.Stages).front());
     if (R.CopyBandwidthGBps > 0)
       CopyGBps = R.CopyBandwidthGBps;
     if (!R.Device.Name.empty())

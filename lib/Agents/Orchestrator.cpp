@@ -2,6 +2,7 @@
 #include "astra/Agents/Orchestrator.h"
 
 #include "llvm/Support/Format.h"
+#include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -81,10 +82,27 @@ struct Entry {
 };
 } // namespace
 
+static double secondsSince(std::chrono::steady_clock::time_point T) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - T)
+      .count();
+}
+
 OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
+  auto RunStart = std::chrono::steady_clock::now();
+  OptimizeOutcome Out = search(Facts);
+  Out.WallSeconds = secondsSince(RunStart);
+  Out.Stages = Out.Baseline.Stages;
+  for (const Attempt &A : Out.Attempts)
+    Out.Stages += A.E.Stages;
+  return Out;
+}
+
+OptimizeOutcome Orchestrator::search(const KernelFacts &Facts) {
   OptimizeOutcome Out;
   Out.Kernel = Facts.Kernel;
+  auto BaselineStart = std::chrono::steady_clock::now();
   Out.Baseline = TheProfiler.profileBaseline();
+  Out.BaselineSeconds = secondsSince(BaselineStart);
   if (!Out.Baseline.profiled()) {
     Out.StopReason = "the baseline could not be run: " + Out.Baseline.Detail;
     Out.NoWinnerReason = Out.StopReason;
@@ -205,9 +223,9 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
     // so the Tester can run the round's tests at once (one per GPU); what
     // follows sees their outcomes in the plans' order either way.
     std::vector<std::optional<Expected<Candidate>>> Coded(Plans.size());
+    std::vector<double> CodingSeconds(Plans.size());
     auto Realize = [&](unsigned I) -> Expected<Candidate> {
       const Plan &P = Plans[I];
-      State.TriedLabels.insert(P.ParentId + ":" + P.label());
       auto ParentIt = ById.find(P.ParentId);
       const Candidate &Parent =
           Candidates[ParentIt == ById.end() ? 0 : ParentIt->second];
@@ -220,11 +238,28 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
       }
       return C;
     };
+    auto Code = [&](unsigned I) {
+      auto T0 = std::chrono::steady_clock::now();
+      Coded[I].emplace(Realize(I));
+      CodingSeconds[I] = secondsSince(T0);
+    };
     if (!TheCoder.readsHistory() && !OverBudget()) {
+      for (const Plan &P : Plans)
+        State.TriedLabels.insert(P.ParentId + ":" + P.label());
+      if (TheCoder.concurrent() && Plans.size() > 1) {
+        // Side by side: each plan's code depends only on its parent.
+        llvm::DefaultThreadPool Pool(
+            llvm::hardware_concurrency(Opts.CodingThreads));
+        for (unsigned I = 0; I < Plans.size(); ++I)
+          Pool.async([&Code, I] { Code(I); });
+        Pool.wait();
+      } else {
+        for (unsigned I = 0; I < Plans.size(); ++I)
+          Code(I);
+      }
       std::vector<const Candidate *> ToTest;
       std::set<std::string> Hashes;
       for (unsigned I = 0; I < Plans.size(); ++I) {
-        Coded[I].emplace(Realize(I));
         Expected<Candidate> &C = *Coded[I];
         if (!C || C->Files.empty())
           continue;
@@ -253,8 +288,11 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
                     unsigned(Plans.size()), P.label(), BestScore, Status});
       };
       Report("coding");
-      if (!Coded[I])
-        Coded[I].emplace(Realize(I));
+      if (!Coded[I]) {
+        State.TriedLabels.insert(P.ParentId + ":" + P.label());
+        Code(I);
+      }
+      A.E.Stages.Coding = CodingSeconds[I];
       Expected<Candidate> C = std::move(*Coded[I]);
       if (!C) {
         A.E.S = Evaluation::Status::CoderFailed;
@@ -300,6 +338,7 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
       };
       auto TestStart = std::chrono::steady_clock::now();
       Evaluation E = TheTester.test(*C);
+      E.Stages.Coding = CodingSeconds[I];
       std::string TestTime = Secs(TestStart);
       if (!E.verified()) {
         A.E = E;
@@ -375,6 +414,8 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
       Out.StopReason = "all " + std::to_string(Opts.Rounds) + " rounds done";
   }
 
+  Out.RoundsSeconds = secondsSince(Start);
+  auto ConfirmStart = std::chrono::steady_clock::now();
   // Rank every acceptable candidate; confirm from the best down.
   std::vector<size_t> Ranked;
   for (size_t I = 1; I < Candidates.size(); ++I)
@@ -426,6 +467,7 @@ OptimizeOutcome Orchestrator::run(const KernelFacts &Facts) {
                                      fmtSpeedup(E.geomeanSpeedup()));
     Out.Attempts.push_back(A);
   }
+  Out.ConfirmSeconds = secondsSince(ConfirmStart);
   if (!Out.Winner) {
     if (Ranked.empty()) {
       unsigned Verified = 0;

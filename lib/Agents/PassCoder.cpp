@@ -20,6 +20,8 @@ Expected<Candidate> PassCoder::realize(const Plan &P, const Candidate &Parent,
   Req.Passes = P.Passes;
   Req.Kernel = KernelName;
   Req.Options = Base;
+  Req.RuntimePch = ParsePch;
+  Req.Preamble = !ParsePch.empty();
   for (const auto &[K, V] : P.Params)
     Req.Options.Params[K] = V;
   // Choosing fast-math accepts its rounding; hoist's reciprocal multiply is

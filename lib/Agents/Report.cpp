@@ -32,6 +32,56 @@ static void writeTimings(JsonWriter &W, const std::vector<ShapeTiming> &Ts) {
   W.arrayEnd();
 }
 
+static std::string secs(double V) {
+  std::string S;
+  raw_string_ostream(S) << format("%.1f s", V);
+  return S;
+}
+
+std::string describeStages(const StageTimes &S) {
+  std::string Out;
+  auto Add = [&](std::string &To, const char *What, double V) {
+    if (V > 0)
+      To += (To.empty() ? "" : ", ") + std::string(What) + " " + secs(V);
+  };
+  Add(Out, "coding", S.Coding);
+  Add(Out, "compile", S.Compile);
+  if (S.Jobs > 0) {
+    std::string Parts;
+    Add(Parts, "start-up", S.startup());
+    Add(Parts, "CUDA context", S.Context);
+    Add(Parts, "module load", S.Load);
+    Add(Parts, "verify", S.Verify);
+    Add(Parts, "profile", S.Profile);
+    Out += (Out.empty() ? "" : ", ") + std::string("GPU jobs ") + secs(S.Jobs) +
+           (Parts.empty() ? "" : " (" + Parts + ")");
+  }
+  return Out.empty() ? "no time recorded" : Out;
+}
+
+std::string describeRunTime(const OptimizeOutcome &O) {
+  std::string Out = secs(O.WallSeconds) + " (set-up " + secs(O.SetupSeconds) +
+                    ", baseline " + secs(O.BaselineSeconds) + ", rounds " +
+                    secs(O.RoundsSeconds) + ", confirmation " +
+                    secs(O.ConfirmSeconds) + "); summed over its " +
+                    std::to_string(O.Attempts.size() + 1) +
+                    " evaluations: " + describeStages(O.Stages);
+  return Out;
+}
+
+void writeStagesJson(JsonWriter &W, const StageTimes &S) {
+  W.objectBegin();
+  W.field("coding", S.Coding);
+  W.field("compile", S.Compile);
+  W.field("jobs", S.Jobs);
+  W.field("startup", S.startup());
+  W.field("context", S.Context);
+  W.field("load", S.Load);
+  W.field("verify", S.Verify);
+  W.field("profile", S.Profile);
+  W.objectEnd();
+}
+
 void writeEvaluationJson(JsonWriter &W, const Evaluation &E) {
   W.objectBegin();
   W.field("status", Evaluation::statusName(E.S));
@@ -101,8 +151,20 @@ void writeKernelReportJson(JsonWriter &W, const KernelReport &R) {
       W.field(Set, Weight);
     W.objectEnd();
   }
+  W.key("seconds");
+  W.objectBegin();
+  W.field("wall", O.WallSeconds);
+  W.field("setup", O.SetupSeconds);
+  W.field("baseline", O.BaselineSeconds);
+  W.field("rounds", O.RoundsSeconds);
+  W.field("confirmation", O.ConfirmSeconds);
+  W.objectEnd();
+  W.key("stages");
+  writeStagesJson(W, O.Stages);
   W.key("baseline");
   writeEvaluationJson(W, O.Baseline);
+  W.key("baseline_stages");
+  writeStagesJson(W, O.Baseline.Stages);
   if (O.Winner) {
     W.key("winner");
     W.objectBegin();
@@ -138,6 +200,8 @@ void writeKernelReportJson(JsonWriter &W, const KernelReport &R) {
     W.field("outcome", A.Outcome);
     W.key("evaluation");
     writeEvaluationJson(W, A.E);
+    W.key("stages");
+    writeStagesJson(W, A.E.Stages);
     W.objectEnd();
   }
   W.arrayEnd();
@@ -249,6 +313,8 @@ std::string reportMarkdown(const RunInfo &Info,
          << num(*WS, "%.2fx") << "**, what the program's time in this kernel "
             "gains.\n";
     OS << "\nStopped: " << O.StopReason << ".\n";
+    if (O.WallSeconds > 0)
+      OS << "\nTime: " << describeRunTime(O) << ".\n";
     if (O.Winner) {
       OS << "\nAccepted: **" << join(O.Winner->Lineage, " + ") << "** ("
          << O.Winner->Id << "): " << O.Winner->Rationale << "\n";

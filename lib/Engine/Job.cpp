@@ -249,6 +249,13 @@ std::string writeResultJson(const JobResult &R) {
   W.field("memory_bytes", (unsigned long long)R.Device.MemoryBytes);
   W.objectEnd();
   W.field("copy_bandwidth_gbps", R.CopyBandwidthGBps);
+  W.key("seconds");
+  W.objectBegin();
+  W.field("context", R.Seconds.Context);
+  W.field("load", R.Seconds.Load);
+  W.field("verify", R.Seconds.Verify);
+  W.field("profile", R.Seconds.Profile);
+  W.objectEnd();
   W.key("seeds");
   W.arrayBegin();
   for (uint64_t S : R.Seeds)
@@ -643,6 +650,17 @@ Expected<JobResult> parseResultJson(StringRef Text, StringRef Path) {
   }
   if (Error E = R.number(Doc, "", "copy_bandwidth_gbps", Res.CopyBandwidthGBps))
     return E;
+  if (auto Sec = R.get(Doc, "", "seconds", false); !Sec) {
+    return Sec.takeError();
+  } else if (*Sec) {
+    for (auto [Key, Slot] : {std::pair<StringRef, double *>{
+                                 "context", &Res.Seconds.Context},
+                             {"load", &Res.Seconds.Load},
+                             {"verify", &Res.Seconds.Verify},
+                             {"profile", &Res.Seconds.Profile}})
+      if (Error E = R.number(**Sec, "seconds", Key, *Slot))
+        return E;
+  }
   if (Error E = R.seeds(Doc, "", "seeds", Res.Seeds))
     return E;
   if (auto Rs = R.get(Doc, "", "resources", false); !Rs) {

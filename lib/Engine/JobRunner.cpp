@@ -57,12 +57,41 @@ static void decide(JobResult &R, Verdict V, StringRef Kind,
   R.Reason = Reason.str();
 }
 
+namespace {
+/// Adds the wall time since the last lap (or construction) to the phase
+/// named at each lap.
+class PhaseClock {
+public:
+  void lap(double &Into) {
+    auto Now = std::chrono::steady_clock::now();
+    Into += std::chrono::duration<double>(Now - Last).count();
+    Last = Now;
+  }
+
+private:
+  std::chrono::steady_clock::time_point Last = std::chrono::steady_clock::now();
+};
+} // namespace
+
+static JobResult runJobTimed(const VerifyJob &J, raw_ostream *Log,
+                             JobResult::Phases &Seconds, PhaseClock &Clock);
+
 JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
+  JobResult::Phases Seconds;
+  PhaseClock Clock;
+  JobResult R = runJobTimed(J, Log, Seconds, Clock);
+  R.Seconds = Seconds;
+  return R;
+}
+
+static JobResult runJobTimed(const VerifyJob &J, raw_ostream *Log,
+                             JobResult::Phases &Seconds, PhaseClock &Clock) {
   JobResult R;
   R.V = Verdict::Pass;
   R.Seeds = J.Seeds;
   const JobOptions &O = J.Options;
   auto Ctx = GpuContext::open(O.Device);
+  Clock.lap(Seconds.Context);
   if (!Ctx) {
     // No GPU to run on: the place's failure, which an executor retries on
     // another worker.
@@ -164,6 +193,7 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
       R.Warnings.push_back(toString(A.takeError()));
   }
   S.CandidateLaunch = J.CandidateLaunch ? *J.CandidateLaunch : S.Spec.Launch;
+  Clock.lap(Seconds.Load);
 
   bool Checks = O.Verify || O.CandidateOnly;
   if (O.Verify && J.Candidate)
@@ -197,6 +227,7 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
     }
     Made.reset();
     summarizeVerdict(R);
+    Clock.lap(Seconds.Verify);
     return R;
   }
 
@@ -217,6 +248,7 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
     Made.reset();
   }
   summarizeVerdict(R);
+  Clock.lap(Seconds.Verify);
 
   if (O.Profile && !R.ContextLost && R.V != Verdict::Fail) {
     bool FromCache = false;
@@ -245,6 +277,7 @@ JobResult runJob(const VerifyJob &J, raw_ostream *Log) {
     R.V = Verdict::Pass;
     R.Reason.clear();
     summarizeVerdict(R);
+    Clock.lap(Seconds.Profile);
   }
 
   if (J.Candidate && R.V == Verdict::Pass && O.Sanitize)

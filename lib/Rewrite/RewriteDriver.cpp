@@ -250,6 +250,7 @@ Expected<std::vector<PassProbe>> probePasses(const RewriteRequest &Req,
   PO.Overlay = Req.Overlay;
   PO.DiagOS = DiagOS;
   PO.RuntimePch = Req.RuntimePch;
+  PO.UsePreamble = PO.BuildPreamble = Req.Preamble;
   auto PF = parseCuda(Req.Command, PO);
   if (!PF)
     return PF.takeError();

@@ -331,6 +331,7 @@ JobResult sampleResult() {
   R.Warnings = {"w1"};
   R.Seeds = {7, 8};
   R.CopyBandwidthGBps = 3004.5;
+  R.Seconds = {0.25, 0.5, 1.5, 0.75};
   RunResult Run;
   Run.Name = "small+odd";
   Run.Shape = "small";
@@ -378,6 +379,11 @@ TEST(EngineJobTest, ResultJsonRoundTrip) {
   EXPECT_EQ(Back->Device.Name, R.Device.Name);
   EXPECT_EQ(Back->Device.CcMajor, 9);
   EXPECT_EQ(Back->Device.MemoryBytes, 85520809984ull);
+  // The job's phases, for optimize's stages.
+  EXPECT_EQ(Back->Seconds.Context, 0.25);
+  EXPECT_EQ(Back->Seconds.Load, 0.5);
+  EXPECT_EQ(Back->Seconds.Verify, 1.5);
+  EXPECT_EQ(Back->Seconds.Profile, 0.75);
   ASSERT_TRUE(Back->BaselineResources);
   EXPECT_EQ(Back->BaselineResources->SharedBytes, 1024);
   EXPECT_FALSE(Back->CandidateResources);

@@ -12,8 +12,11 @@
 #include "llvm/ADT/StringExtras.h"
 #include "gtest/gtest.h"
 
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <map>
+#include <thread>
 
 using namespace astra;
 using namespace llvm;
@@ -460,6 +463,63 @@ TEST(Orchestrator, ACoderThatReadsTheAttemptsCodesOneAtATime) {
   Orchestrator(P, C, T, Pr, O).run(facts());
   EXPECT_TRUE(T.Prepared.empty());
   EXPECT_EQ(T.Tested, (std::vector<std::string>{"r1c1", "r1c2"}));
+}
+
+/// A coder whose realize() may run on several threads: it waits a little
+/// and counts how many ran at once.
+class ConcurrentCoder : public FakeCoder {
+public:
+  bool concurrent() const override { return true; }
+  Expected<Candidate> realize(const Plan &P, const Candidate &Parent,
+                              const PlanningState &S) override {
+    unsigned Now = ++Running;
+    unsigned Seen = MostAtOnce.load();
+    while (Now > Seen && !MostAtOnce.compare_exchange_weak(Seen, Now))
+      ;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    --Running;
+    return FakeCoder::realize(P, Parent, S);
+  }
+  std::atomic<unsigned> Running{0}, MostAtOnce{0};
+};
+
+TEST(Orchestrator, ACoderThatAllowsItCodesTheRoundSideBySideWithTheSameOutcome) {
+  Script S;
+  S.Speedups = {{"b", {1.5, 1.5}}, {"b+d", {1.8, 1.7}}};
+  S.Failures = {{"c", Evaluation::Status::WrongResult}};
+  ListPlanner P;
+  P.Rounds = {{{"a"}, {"b"}, {"a"}, {"nocode"}, {"noop"}, {"c"}},
+              {{"b", "d"}, {"e"}}};
+  OrchestratorOptions O;
+  O.Rounds = 2;
+  O.CodingThreads = 4;
+  auto Run = [&](Coder &C, std::vector<std::string> &Tested) {
+    RecordingTester T(S);
+    FakeProfiler Pr(S);
+    OptimizeOutcome Out = Orchestrator(P, C, T, Pr, O).run(facts());
+    Tested = T.Tested;
+    return Out;
+  };
+  FakeCoder Serial;
+  ConcurrentCoder Side;
+  std::vector<std::string> SerialTests, SideTests;
+  OptimizeOutcome A = Run(Serial, SerialTests), B = Run(Side, SideTests);
+  EXPECT_GE(Side.MostAtOnce.load(), 2u);
+  EXPECT_EQ(SerialTests, SideTests);
+  ASSERT_EQ(A.Attempts.size(), B.Attempts.size());
+  for (size_t I = 0; I < A.Attempts.size(); ++I) {
+    EXPECT_EQ(A.Attempts[I].C.Id, B.Attempts[I].C.Id);
+    EXPECT_EQ(A.Attempts[I].Outcome, B.Attempts[I].Outcome);
+  }
+  ASSERT_TRUE(A.Winner && B.Winner);
+  EXPECT_EQ(A.Winner->Id, B.Winner->Id);
+  // Each attempt's coding time is its own; the outcome sums them.
+  double Coding = 0;
+  for (const Attempt &At : B.Attempts)
+    Coding += At.E.Stages.Coding;
+  EXPECT_GE(B.Attempts[0].E.Stages.Coding, 0.04);
+  EXPECT_DOUBLE_EQ(B.Stages.Coding, Coding);
+  EXPECT_GE(B.WallSeconds, B.RoundsSeconds);
 }
 
 TEST(Orchestrator, StopsAfterTwoRoundsWithoutGain) {

@@ -259,6 +259,22 @@ static int runOptimize(const Session &S) {
       }
       for (KernelReport &R : FO.Kernels) {
         printKernelSummary(errs(), R);
+        // Where the time went (docs/optimize.md): the kernel, then each
+        // evaluation in the order it ran.
+        if (Verbose && !Static && R.Error.empty() &&
+            R.Outcome.WallSeconds > 0) {
+          note(R.Kernel + ": " + describeRunTime(R.Outcome));
+          note(R.Kernel + ": baseline: " +
+               describeStages(R.Outcome.Baseline.Stages));
+          for (const Attempt &A : R.Outcome.Attempts)
+            if (A.E.Stages.total() > 0)
+              note(R.Kernel + ": " +
+                   (!A.Round            ? "confirmation of " + A.C.Id
+                    : A.C.isBaseline() ? "round " + std::to_string(A.Round) +
+                                             " " + A.P.label()
+                                       : A.C.Id) +
+                   ": " + describeStages(A.E.Stages));
+        }
         if (!FO.FromCache.empty())
           errs() << "  cached result, " << FO.FromCache
                  << " (--no-cache runs it again)\n";

@@ -166,7 +166,13 @@ OptimizeOptions::OptimizeOptions(cl::SubCommand &Cmd)
              cl::desc("With --executor=slurm: a directory every node sees "
                       "(job files, results, logs; default .astra-jobs in the "
                       "current directory)"),
-             cl::value_desc("dir"), cl::sub(Cmd), cl::cat(AstraCategory)) {}
+             cl::value_desc("dir"), cl::sub(Cmd), cl::cat(AstraCategory)),
+      Jobs("j",
+           cl::desc("Candidates of a round coded and compiled at once, on "
+                    "the CPU while the GPU verifies the ones before them "
+                    "(default 0: one per core); results do not depend on it"),
+           cl::init(0), cl::value_desc("N"), cl::sub(Cmd),
+           cl::cat(AstraCategory)) {}
 
 Expected<OptimizeRequest>
 OptimizeOptions::request(std::vector<std::string> Files) const {
@@ -225,6 +231,7 @@ OptimizeOptions::request(std::vector<std::string> Files) const {
   R.Engine.Sanitize = Sanitize;
   R.Engine.JobTimeoutSeconds = JobTimeout;
   R.Engine.UseCache = !NoCache;
+  R.Engine.CompileThreads = R.Orchestrator.CodingThreads = Jobs;
   R.Static = Static;
   if (TimingCompiler != "auto" && TimingCompiler != "clang" &&
       TimingCompiler != "nvcc")

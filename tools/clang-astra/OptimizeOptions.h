@@ -22,7 +22,8 @@ public:
   /// Repeatable: optimize and bench run the driver once per kernel.
   llvm::cl::list<std::string> Kernels;
   llvm::cl::opt<std::string> SpecPath, ReportDir;
-  llvm::cl::opt<unsigned> Rounds, Candidates, Beam, Seeds, Runs, JobTimeout;
+  llvm::cl::opt<unsigned> Rounds, Candidates, Beam, Seeds, Runs, JobTimeout,
+      Jobs;
   llvm::cl::opt<double> MinSpeedup, MinShapeSpeedup, TimeBudget;
   llvm::cl::opt<bool> AllowShapeRegression, SplitShapes, Static, Sanitize,
       NoCache;

@@ -99,6 +99,9 @@ public:
   /// tested one after another, each seeing those before it; otherwise the
   /// whole round is coded first and its tests may run at the same time.
   virtual bool readsHistory() const { return false; }
+  /// Whether realize() may run on several threads at once (a round's plans
+  /// coded side by side); it then reads nothing of \p S but the facts.
+  virtual bool concurrent() const { return false; }
 };
 
 /// The compile gate and the differential test against the original.

@@ -109,6 +109,37 @@ struct ShapeTiming {
   }
 };
 
+/// Where the time of one evaluation went, in wall seconds (docs/optimize.md,
+/// "Where the time goes"). Coding and Compile are CPU work of this process;
+/// the GPU jobs' time is split as the job processes report it.
+struct StageTimes {
+  double Coding = 0;  ///< The coder: the plan's passes and their parses.
+  double Compile = 0; ///< The compile gate (and nvcc) and the PTX entries.
+  /// The GPU jobs, start to result, as the caller waits for them: the sum
+  /// of the four below plus the processes' start and exit.
+  double Jobs = 0;
+  double Context = 0; ///< Of Jobs: the CUDA contexts.
+  double Load = 0;    ///< Of Jobs: module loads (the driver's JIT).
+  double Verify = 0;  ///< Of Jobs: the differential test's runs.
+  double Profile = 0; ///< Of Jobs: the timing runs.
+  /// Of Jobs: what the processes did outside runJob (exec, exit).
+  double startup() const {
+    double S = Jobs - Context - Load - Verify - Profile;
+    return S > 0 ? S : 0;
+  }
+  double total() const { return Coding + Compile + Jobs; }
+  StageTimes &operator+=(const StageTimes &O) {
+    Coding += O.Coding;
+    Compile += O.Compile;
+    Jobs += O.Jobs;
+    Context += O.Context;
+    Load += O.Load;
+    Verify += O.Verify;
+    Profile += O.Profile;
+    return *this;
+  }
+};
+
 /// What the Tester and the Profiler found out about a candidate.
 struct Evaluation {
   enum class Status {
@@ -134,6 +165,8 @@ struct Evaluation {
   std::vector<ShapeTiming> Timings;
   /// Registers and spills of the candidate's kernel, when known.
   std::optional<unsigned> Registers, SpillBytes;
+  /// The time the evaluation took, by stage (Coding: the orchestrator's).
+  StageTimes Stages;
 
   bool verified() const { return S == Status::Verified; }
   bool profiled() const { return !Timings.empty(); }

@@ -24,7 +24,11 @@
 #include "astra/Spec/LaunchTuning.h"
 #include "astra/Spec/Spec.h"
 
+#include "llvm/Support/ThreadPool.h"
+
+#include <future>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +43,13 @@ struct EngineOptions {
   bool Sanitize = false;
   unsigned JobTimeoutSeconds = 600;
   bool UseCache = true;
+  /// The PTX and PCH cache directory; empty: the default
+  /// (ptxCacheDirectory). `optimize --no-cache` points it at a folder of
+  /// the run's own, so the parses and compiles still share their PCHs.
+  std::string CacheDir;
+  /// The runtime-wrapper PCH of the kernel's parses (ParseOptions::RuntimePch)
+  /// with the preamble PCH on top; empty: parses read the headers.
+  std::string ParsePch;
   /// Time candidates and the baseline as nvcc compiles them, with these
   /// flags (the build's, CompileCommands::nvccFlags), after clang's compile
   /// gate: what is timed is what the build ships (docs/compile.md).
@@ -48,6 +59,10 @@ struct EngineOptions {
   /// Runs the jobs on workers (several GPUs, Slurm); null: one child
   /// process at a time on this machine (runJobIsolated).
   exec::Executor *Exec = nullptr;
+  /// Candidates compiled at once by prepare() (0: one per core): a round's
+  /// compiles run on the CPU while the GPU works on the candidates before
+  /// them.
+  unsigned CompileThreads = 0;
 };
 
 /// The label of shape set \p Shape of spec entry \p Kernel in timings:
@@ -72,10 +87,14 @@ public:
       : TC(TC), Command(std::move(Command)), Specs(std::move(Specs)),
         Opts(std::move(Opts)) {}
 
+  ~EngineEvaluator() override;
   Evaluation test(const Candidate &C) override;
-  /// Makes the jobs of \p Cs (their seeds drawn in this order, as test()
-  /// would draw them) and, with an executor, runs them all at once; test()
-  /// then reads their results in order.
+  /// Starts compiling \p Cs on CompileThreads threads. With an executor of
+  /// several workers, waits for them, makes their jobs (seeds drawn in this
+  /// order, as test() would draw them) and runs them all at once; else each
+  /// job is made and run when test() asks for it (seeds drawn then, in the
+  /// same order), so the GPU verifies one candidate while the next ones
+  /// compile. test() reads their results in order.
   void prepare(llvm::ArrayRef<const Candidate *> Cs) override;
   void profile(const Candidate &C, Evaluation &E) override;
   void retime(const Candidate &C, Evaluation &E) override;
@@ -103,24 +122,37 @@ public:
              std::vector<KernelLaunchFacts> *Facts = nullptr) const;
 
 private:
+  /// A candidate's PTX, one image per spec entry, or why there is none.
+  struct Compiled {
+    std::vector<KernelImage> Images;
+    std::optional<std::string> Error;
+    double Seconds = 0;
+  };
   /// The jobs of one evaluation, one per spec entry, with the results of
   /// those that ran; or the evaluation decided before any job could run.
   struct JobSet {
     std::optional<Evaluation> Decided;
     std::vector<VerifyJob> Jobs;
     std::vector<std::optional<JobResult>> Results;
+    StageTimes Stages;
   };
   /// One job per spec entry for \p C against the original, combined:
   /// verified and timed (test), or only timed (retime).
   Evaluation runJobs(const Candidate &C, bool Verify);
-  JobSet makeJobs(const Candidate &C, bool Verify);
+  /// The jobs of \p C, from \p Done's PTX when given (else compiled now).
+  JobSet makeJobs(const Candidate &C, bool Verify,
+                  const Compiled *Done = nullptr);
   /// Runs what has not run yet, in order, and combines the results; stops
   /// at the first entry that fails.
   Evaluation finishJobs(JobSet &Set, bool WithCandidate);
-  /// Runs \p Jobs at once on the executor, or one after another.
-  std::vector<JobResult> execute(llvm::ArrayRef<VerifyJob> Jobs);
-  /// PTX of \p C with one entry per spec entry.
+  /// Runs \p Jobs at once on the executor, or one after another; their
+  /// time goes into \p Into.
+  std::vector<JobResult> execute(llvm::ArrayRef<VerifyJob> Jobs,
+                                 StageTimes &Into);
+  /// PTX of \p C with one entry per spec entry. For a candidate (not the
+  /// baseline) it touches no member, so several may run at once.
   llvm::Expected<std::vector<KernelImage>> images(const Candidate &C);
+  Compiled compile(const Candidate &C);
   std::vector<uint64_t> nextSeeds();
   /// The launch space of spec entry \p I (from the baseline's code), with
   /// the candidate's launch change applied.
@@ -147,6 +179,11 @@ private:
   std::map<std::string, std::optional<unsigned>> LastRegisters;
   /// prepare()'s jobs per candidate content hash, until test() takes them.
   std::map<std::string, JobSet> Prepared;
+  /// prepare()'s compiles per candidate content hash, until test() takes
+  /// them (one GPU: the jobs are made then).
+  std::map<std::string, std::shared_future<Compiled>> Compiling;
+  /// Last: destroyed first, waiting for the compiles that use the members.
+  std::unique_ptr<llvm::ThreadPoolInterface> Pool;
 };
 
 /// Maps a job's result onto the optimizer's Evaluation (exposed for tests).

@@ -87,6 +87,10 @@ public:
   OptimizeDriver(const CudaToolchain &TC, const CompileCommands &CC,
                  OptimizeRequest Req, ProgressFn Progress = nullptr)
       : TC(TC), CC(CC), Req(std::move(Req)), Progress(std::move(Progress)) {}
+  /// Removes the run's own cache folder (`--no-cache`), if one was made.
+  ~OptimizeDriver();
+  OptimizeDriver(const OptimizeDriver &) = delete;
+  OptimizeDriver &operator=(const OptimizeDriver &) = delete;
 
   /// Optimizes every file. Errors of one file do not stop the others; they
   /// are in that file's FileOutcome::Error.
@@ -118,6 +122,10 @@ private:
   OptimizeRequest Req;
   ProgressFn Progress;
   RunInfo Info;
+  /// With the caches off (EngineOptions::UseCache false), a folder of this
+  /// run's own for the PCHs and PTX: nothing is read from an earlier run or
+  /// left for a later one, and the run's parses still share one PCH.
+  std::string ScratchCache;
 };
 
 /// Merges the changes each kernel's winner made to \p Original (all texts of

@@ -42,6 +42,10 @@ struct OrchestratorOptions {
   /// (the winner is still confirmed); 0: no limit. Keeps a suite run inside
   /// a GPU reservation.
   double TimeBudgetSeconds = 0;
+  /// A round's plans coded at once when the coder allows it
+  /// (Coder::concurrent); 0: one per core. The outcome does not depend on
+  /// it.
+  unsigned CodingThreads = 0;
 };
 
 /// The id of a candidate taken from KernelFacts::KnownWinners with its
@@ -74,6 +78,15 @@ struct OptimizeOutcome {
   /// accepted.
   std::string StopReason;
   std::string NoWinnerReason;
+  /// Where the time went (docs/optimize.md, "Where the time goes"): every
+  /// evaluation's stages summed (the baseline's, the candidates', the
+  /// confirmations'), and the wall-clock time of each part of the run.
+  StageTimes Stages;
+  double SetupSeconds = 0;    ///< Before the search (parse, the probes).
+  double BaselineSeconds = 0; ///< The baseline's compile and timing.
+  double RoundsSeconds = 0;   ///< The rounds.
+  double ConfirmSeconds = 0;  ///< The winner's confirmation.
+  double WallSeconds = 0;     ///< All of the kernel's time.
 };
 
 class Orchestrator {
@@ -94,6 +107,9 @@ public:
   std::string rule() const;
 
 private:
+  /// run() without the totals.
+  OptimizeOutcome search(const KernelFacts &Facts);
+
   Planner &ThePlanner;
   Coder &TheCoder;
   Tester &TheTester;

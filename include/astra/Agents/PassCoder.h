@@ -25,6 +25,11 @@ public:
       : Command(std::move(DeviceCommand)), KernelName(std::move(KernelName)),
         Base(std::move(Base)), Start(std::move(Start)) {}
   llvm::StringRef name() const override { return "passes"; }
+  /// Each realize() parses and rewrites on its own.
+  bool concurrent() const override { return true; }
+  /// Parse with this runtime-wrapper PCH and the file's preamble PCH
+  /// (RewriteRequest::RuntimePch, Preamble); empty: read the headers.
+  void setParsePch(std::string Pch) { ParsePch = std::move(Pch); }
   llvm::Expected<Candidate> realize(const Plan &P, const Candidate &Parent,
                                     const PlanningState &S) override;
 
@@ -33,6 +38,7 @@ private:
   std::string KernelName;
   PassOptions Base;
   FileOverlay Start;
+  std::string ParsePch;
 };
 
 } // namespace astra

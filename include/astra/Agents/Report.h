@@ -55,6 +55,16 @@ struct RunInfo {
   double CopyBandwidthGBs = 0;
 };
 
+/// \p S in words: "coding 0.4 s, compile 1.1 s, GPU jobs 2.7 s (start-up
+/// 0.6 s, CUDA context 0.5 s, module load 0.3 s, verify 1.0 s, profile
+/// 0.3 s)"; stages that took no time are left out.
+std::string describeStages(const StageTimes &S);
+/// The kernel's run in words: its wall time by part, then describeStages of
+/// the sum over its evaluations.
+std::string describeRunTime(const OptimizeOutcome &O);
+/// \p S as report.json has it (seconds per stage).
+void writeStagesJson(JsonWriter &W, const StageTimes &S);
+
 /// An evaluation as report.json has it (status, seeds, errors, warnings,
 /// resources, timings); the result cache stores evaluations the same way.
 void writeEvaluationJson(JsonWriter &W, const Evaluation &E);

@@ -172,6 +172,15 @@ struct JobResult {
   std::vector<std::string> Warnings;
   std::vector<uint64_t> Seeds;
   double CopyBandwidthGBps = 0;
+  /// Where the job's own time went, in wall seconds from runJob's start:
+  /// the CUDA context, the modules' loads (the driver's JIT of the PTX and
+  /// the verifier's kernels), the differential test's runs and the timing
+  /// runs (with the copy bandwidth). What a caller measures beyond their
+  /// sum is the process's start and exit.
+  struct Phases {
+    double Context = 0, Load = 0, Verify = 0, Profile = 0;
+    double total() const { return Context + Load + Verify + Profile; }
+  } Seconds;
   /// Nsight Compute metrics per kernel ("baseline"/"candidate") and name.
   std::map<std::string, std::map<std::string, std::string>> NcuMetrics;
   /// Not serialized: the CUDA context can no longer be used (a kernel
