@@ -486,6 +486,84 @@ bool DiagnosticRecorder::repairEmptyBracesAssignment(const Diagnostic &Info) {
   return true;
 }
 
+/// A struct with an array of restrict-qualified pointers
+/// (`const void *__restrict__ ptrs[8];`, SGLang's custom all-reduce
+/// RankData) cannot be copied in clang: its implicit copy assignment copies
+/// the array with a memcpy whose `void *` parameter will not take the
+/// array's address, and the error points at the struct's name. nvcc copies
+/// it. Clang gives `restrict` no meaning on a member (only a parameter's
+/// becomes `noalias`), so the member's `__restrict__` is dropped in memory.
+bool DiagnosticRecorder::repairRestrictArrayCopy(const Diagnostic &Info) {
+  if (Info.getNumArgs() < 4 ||
+      Info.getArgKind(3) != DiagnosticsEngine::ak_qualtype)
+    return false;
+  QualType From = QualType::getFromOpaquePtr(
+      reinterpret_cast<void *>(Info.getRawArg(3)));
+  const auto *PT = From.isNull() ? nullptr : From->getAs<PointerType>();
+  const ArrayType *AT =
+      PT ? PT->getPointeeType()->getAsArrayTypeUnsafe() : nullptr;
+  if (!AT || !AT->getElementType().isRestrictQualified())
+    return false;
+  const SourceManager &SM = Info.getSourceManager();
+  std::optional<FileSpot> Spot = fileSpot(SM, Info.getLocation());
+  if (!Spot)
+    return false;
+  auto [FID, Buf, Off] = *Spot;
+  // At the struct's name: its body is the next `{`, with no `;` before it.
+  Lexer Raw(SM.getLocForStartOfFile(FID), LangOpts, Buf.begin(),
+            Buf.begin() + Off, Buf.end());
+  Token Tok;
+  unsigned Depth = 0;
+  bool InBody = false;
+  // Per member declaration: the restrict keywords followed by a name and
+  // `[`.
+  std::vector<std::pair<unsigned, unsigned>> Restricts;
+  std::vector<Token> Decl;
+  while (!Raw.LexFromRawLexer(Tok)) {
+    if (!InBody) {
+      if (Tok.is(tok::semi))
+        return false;
+      if (Tok.is(tok::l_brace)) {
+        InBody = true;
+        Depth = 1;
+      }
+      continue;
+    }
+    if (Tok.isOneOf(tok::l_brace, tok::l_paren))
+      ++Depth;
+    else if (Tok.isOneOf(tok::r_brace, tok::r_paren) && --Depth == 0)
+      break;
+    if (Depth != 1)
+      continue;
+    if (!Tok.is(tok::semi)) {
+      Decl.push_back(Tok);
+      continue;
+    }
+    for (size_t I = 0; I + 2 < Decl.size(); ++I)
+      if (Decl[I].is(tok::raw_identifier) &&
+          (Decl[I].getRawIdentifier() == "__restrict__" ||
+           Decl[I].getRawIdentifier() == "__restrict") &&
+          Decl[I + 1].is(tok::raw_identifier) && Decl[I + 2].is(tok::l_square))
+        Restricts.push_back({SM.getFileOffset(Decl[I].getLocation()),
+                             Decl[I].getLength()});
+    Decl.clear();
+  }
+  if (Restricts.empty())
+    return false;
+  for (auto [At, Len] : Restricts) {
+    if (At == Restricts.front().first)
+      addEdit(SM, Info.getLocation().getLocWithOffset(int(At) - int(Off)),
+              Len, "",
+              "removed '" + Buf.substr(At, Len).str() +
+                  "' from an array member (clang cannot copy a struct with "
+                  "an array of restrict pointers, nvcc can; clang gives a "
+                  "member's restrict no meaning)");
+    else
+      Edits.push_back({pathOf(SM, FID), At, Len, ""});
+  }
+  return true;
+}
+
 bool DiagnosticRecorder::repair(const Diagnostic &Info) {
   const SourceManager &SM = Info.getSourceManager();
   unsigned ID = Info.getID();
@@ -562,6 +640,8 @@ bool DiagnosticRecorder::repair(const Diagnostic &Info) {
     return repairAsmOperandComma(Info);
   if (ID == diag::err_ovl_ambiguous_oper_binary)
     return repairEmptyBracesAssignment(Info);
+  if (ID == diag::err_init_conversion_failed)
+    return repairRestrictArrayCopy(Info);
   // A kernel launched from device code: nvcc builds that do it pass
   // -rdc=true, which the flags given may not say.
   if (ID == diag::err_cuda_device_kernel_launch_require_rdc) {

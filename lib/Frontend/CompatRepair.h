@@ -82,6 +82,7 @@ private:
   bool repairTargetRedeclaration(const clang::Diagnostic &Info);
   bool repairAsmOperandComma(const clang::Diagnostic &Info);
   bool repairEmptyBracesAssignment(const clang::Diagnostic &Info);
+  bool repairRestrictArrayCopy(const clang::Diagnostic &Info);
   bool isTargetAttributeSpelling(llvm::StringRef Name, unsigned Depth) const;
   void addEdit(const clang::SourceManager &SM, clang::SourceLocation At,
                unsigned Length, std::string NewText, std::string What);
