@@ -73,6 +73,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -126,6 +127,21 @@ bool isThreadIndex(const Expr *E, char D) {
   };
   return (IsTid(Add->getRHS()) && IsBase(Add->getLHS())) ||
          (IsTid(Add->getLHS()) && IsBase(Add->getRHS()));
+}
+
+/// Every DeclRefExpr under \p S.
+std::vector<const DeclRefExpr *> declRefs(const Stmt *S) {
+  std::vector<const DeclRefExpr *> Out;
+  std::function<void(const Stmt *)> Walk = [&](const Stmt *X) {
+    if (!X)
+      return;
+    if (const auto *R = dyn_cast<DeclRefExpr>(X))
+      Out.push_back(R);
+    for (const Stmt *C : X->children())
+      Walk(C);
+  };
+  Walk(S);
+  return Out;
 }
 
 /// Splits a `&&` tree into its terms.
@@ -346,6 +362,16 @@ bool TileMatcher::run() {
     return fail(FD->getLocation(),
                 "the kernel " + Sh + ": it is tiled already");
 
+  // The names the rewrite declares must not capture the kernel's.
+  for (const ParmVarDecl *P : FD->parameters())
+    if (P->getName().starts_with("astra_"))
+      return fail(P->getLocation(), "a parameter is named " + varName(P) +
+                                        ", a prefix the pass's names use");
+  for (const DeclRefExpr *R : declRefs(Body))
+    if (R->getDecl()->getName().starts_with("astra_"))
+      return fail(R->getBeginLoc(), "the kernel uses " + varName(R->getDecl()) +
+                                        ", a prefix the pass's names use");
+
   // Declarations, then the guard.
   const Stmt *Last = Body->body_back();
   for (const Stmt *S : Body->body()) {
@@ -442,6 +468,19 @@ bool TileMatcher::matchLoop(const Stmt *Then) {
                             "not a constant (the pass moves it out of the "
                             "guard)");
       }
+      // Hoisted above the statements before it: none of them may name
+      // another variable of the same name.
+      for (const Decl *D : DS->decls())
+        for (const Stmt *Before : Pre)
+          for (const DeclRefExpr *R : declRefs(Before))
+            if (R->getDecl() != D &&
+                R->getDecl()->getName() == cast<VarDecl>(D)->getName())
+              return fail(D->getLocation(),
+                          "the declaration of " +
+                              varName(cast<VarDecl>(D)) +
+                              " would hide the variable of that name that an "
+                              "earlier statement reads (the pass moves it "
+                              "up)");
       PreDecls.push_back(DS);
       continue;
     }
