@@ -42,6 +42,11 @@ const std::vector<PassTraits> &traits() {
        "warp taking its lanes' rows in turn and the lanes striding over the "
        "row, a warp's loads are consecutive and reductions use shuffles",
        {}},
+      {"smem-tile", 0, 0,
+       "a matrix product's k loop loads each operand element once per "
+       "thread: the block's threads share a row (column) of it, so shared "
+       "tiles load it once per block, and the output stays in a register",
+       {{{"smem-tile.k", "16"}}}},
       {"grid-stride", 1, 7,
        "a grid-stride loop lets vectorize apply and amortizes index math",
        {}},
@@ -139,8 +144,12 @@ int pipelineOrder(StringRef Name) {
   // row-cooperative right after restrict-const too (whose __restrict__ it
   // may need): it wants the thread-per-row body as written, which
   // grid-stride would turn into a loop, and the passes after it (hoist,
-  // fast-math, unroll) work on its strided loops.
+  // fast-math, unroll) work on its strided loops. smem-tile likewise: it
+  // wants the guard and the k loop as written (__restrict__ proves its
+  // operands are not written), and thread-coarsen, late, then gives each
+  // thread several rows of its tiles.
   static const char *Order[] = {"restrict-const", "row-cooperative",
+                                "smem-tile",
                                 "delinearize", "smem-transpose",
                                 "grid-stride",    "warp-reduce",   "warp-scan",
                                 "hoist",          "vectorize",   "flat-vectorize", "ldg",
