@@ -39,9 +39,15 @@
 // BODY in order with each tile load replaced by its shared element,
 // __syncthreads(). A load is made only where the original made it: for
 // k < N, for a row i whose terms of G hold (those reading neither i nor j
-// too), and only when some thread of the block is inside G (a
-// __syncthreads_or): that thread's column j* then satisfies G's terms on j,
-// so the original thread (i, j*), which is in the block, read P[e(i, k)].
+// too), and only when some thread of the block is inside G: that thread's
+// column j* then satisfies G's terms on j, so the original thread (i, j*),
+// which is in the block, read P[e(i, k)]. Whether some thread is inside is
+// a __syncthreads_or(G), or, when every term reading i or j bounds it from
+// above (`i < n`, `j <= m`), G at the block's first row and column: each
+// such term holds somewhere in the block iff it holds at the smallest
+// coordinate, and the terms on i, on j and on neither are independent. (The
+// second form needs no barrier with a result, which thread-coarsen
+// refuses.)
 // Elements outside that range are zero-filled and never read: a thread
 // inside G reads only its own row's (column's) elements for k < N. Every
 // thread reaches every barrier: the guard is evaluated once into
@@ -129,6 +135,25 @@ bool isThreadIndex(const Expr *E, char D) {
          (IsTid(Add->getLHS()) && IsBase(Add->getRHS()));
 }
 
+/// Whether \p T is `v < e`, `v <= e`, `e > v` or `e >= v` with e not
+/// reading v: true for the smallest v of a range if for any.
+bool isUpperBound(const Expr *T, const VarDecl *V) {
+  const auto *B = dyn_cast<BinaryOperator>(T->IgnoreParenImpCasts());
+  if (!B)
+    return false;
+  const Expr *Var = nullptr, *Other = nullptr;
+  if (B->getOpcode() == BO_LT || B->getOpcode() == BO_LE) {
+    Var = B->getLHS();
+    Other = B->getRHS();
+  } else if (B->getOpcode() == BO_GT || B->getOpcode() == BO_GE) {
+    Var = B->getRHS();
+    Other = B->getLHS();
+  } else {
+    return false;
+  }
+  return refersTo(Var, V) && !mentionsDecl(Other, V);
+}
+
 /// Every DeclRefExpr under \p S.
 std::vector<const DeclRefExpr *> declRefs(const Stmt *S) {
   std::vector<const DeclRefExpr *> Out;
@@ -186,6 +211,10 @@ public:
   const VarDecl *I = nullptr, *J = nullptr, *K = nullptr;
   const IfStmt *Guard = nullptr;
   std::vector<const Expr *> Terms;
+  /// Every term of G reading i or j bounds it from above (`i < n`,
+  /// `j <= m`): G holds for some thread of a block iff it holds at the
+  /// block's first row and column, so no barrier is needed to tell.
+  bool UpperBounds = true;
   const ForStmt *Loop = nullptr;
   bool KDeclaredInLoop = false;
   const Expr *Bound = nullptr;
@@ -423,6 +452,8 @@ bool TileMatcher::run() {
                       "told apart");
     if (!uniformBut(T, {I, J}, "the guard"))
       return false;
+    if (mentionsDecl(T, I) || mentionsDecl(T, J))
+      UpperBounds &= isUpperBound(T, mentionsDecl(T, I) ? I : J);
   }
   if (!matchLoop(Guard->getThen()))
     return false;
@@ -993,7 +1024,20 @@ void SmemTilePass::run(PassContext &PC) {
     }
     line(1, "}");
   }
-  line(1, "if (__syncthreads_or(astra_in)) {");
+  if (M.UpperBounds) {
+    // The block's first row and column: inside G iff any thread is.
+    line(1, "bool astra_live;");
+    line(1, "{");
+    line(2, "const " + typeText(M.I->getType()) + " " + M.I->getNameAsString() +
+                " = blockIdx.y * blockDim.y;");
+    line(2, "const " + typeText(M.J->getType()) + " " + M.J->getNameAsString() +
+                " = blockIdx.x * blockDim.x;");
+    line(2, "astra_live = " + *CondText + ";");
+    line(1, "}");
+    line(1, "if (astra_live) {");
+  } else {
+    line(1, "if (__syncthreads_or(astra_in)) {");
+  }
   line(2, "for (" + KT + " astra_k0 = 0; astra_k0 < " + Nb + "; astra_k0 += " +
               T + ") {");
   for (size_t N = 0; N < M.Tiles.size(); ++N) {

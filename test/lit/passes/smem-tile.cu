@@ -18,8 +18,9 @@
 // PTX-LABEL: .visible .entry _Z4gemmiiiffPfS_S_(
 // PTX: .shared .align 4 .b8 {{.*}}astra_tile0[1152]
 // PTX: .shared .align 4 .b8 {{.*}}astra_tile1[4224]
-// PTX: bar.red.or.pred
 // PTX: bar.sync 0
+// PTX-LABEL: .visible .entry _Z8interioriPKfPf(
+// PTX: bar.red.or.pred
 
 #include <cuda_runtime.h>
 
@@ -45,7 +46,13 @@
 // CHECK-NEXT:      c[i * nj + j] *= beta;
 // CHECK-NEXT:      astra_acc0 = c[i * nj + j];
 // CHECK-NEXT:    }
-// CHECK-NEXT:    if (__syncthreads_or(astra_in)) {
+// CHECK-NEXT:    bool astra_live;
+// CHECK-NEXT:    {
+// CHECK-NEXT:      const int i = blockIdx.y * blockDim.y;
+// CHECK-NEXT:      const int j = blockIdx.x * blockDim.x;
+// CHECK-NEXT:      astra_live = (i < ni) && (j < nj);
+// CHECK-NEXT:    }
+// CHECK-NEXT:    if (astra_live) {
 // CHECK-NEXT:      for (int astra_k0 = 0; astra_k0 < (nk); astra_k0 += 32) {
 // CHECK-NEXT:        for (unsigned astra_e = threadIdx.y * 32 + threadIdx.x; astra_e < 32 * 8; astra_e += 32 * 8) {
 // CHECK-NEXT:          const unsigned astra_kk = astra_e % 32, astra_c = astra_e / 32;
@@ -109,7 +116,7 @@ __global__ void gemm(int ni, int nj, int nk, float alpha, float beta, float *a, 
 // CHECK:           __shared__ float astra_tile1[32][16 + 1];
 // CHECK-NEXT:      const bool astra_in = i < NI && j < NI;
 // CHECK-NEXT:      float acc = 0.0f;
-// CHECK-NEXT:      if (__syncthreads_or(astra_in)) {
+// CHECK-NEXT:      bool astra_live;
 // CHECK:             astra_tile0[astra_kk][astra_c] = k < (NK) && (i < NI) ? a[i * NK + k] : (float)0;
 // CHECK-NEXT:      }
 // CHECK-NEXT:      for (unsigned astra_e = threadIdx.y * 16 + threadIdx.x; astra_e < 32 * 16; astra_e += 16 * 16) {
@@ -134,6 +141,26 @@ __global__ void syrk(float alpha, const float *__restrict__ a, float *__restrict
   }
 }
 // EXPLAIN: smem-tile.cu:[[@LINE-7]]:3: smem-tile: fired: blocks of (16, 16, 1), as every launch passes: 'a[i * NK + k]' as a 32 x 16 rows tile (loaded along k); 'a[j * NK + k]' as a 32 x 16 columns tile (loaded along k); the sum over 'k' keeps its order
+
+// A guard with a lower bound (`i >= 1`): the block's first row may be
+// outside while others are inside, so a barrier tells whether any thread
+// of the block is (the loads must not run for a block with none).
+// CHECK-LABEL: {{^}}__global__ void interior(
+// CHECK:         const bool astra_in = i >= 1 && i < n && j < n;
+// CHECK-NEXT:    float s = 0;
+// CHECK-NEXT:    if (__syncthreads_or(astra_in)) {
+// CHECK:             astra_tile0[astra_kk][astra_c] = k < (n) && (i >= 1) && (i < n) ? a[(i - 1) * n + k] : (float)0;
+__global__ void interior(int n, const float *__restrict__ a, float *__restrict__ c) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  int i = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= 1 && i < n && j < n) {
+    float s = 0;
+    for (int k = 0; k < n; k++)
+      s += a[(i - 1) * n + k];
+    c[i * n + j] = s;
+  }
+}
+// EXPLAIN: smem-tile.cu:[[@LINE-7]]:3: smem-tile: fired: blocks of (32, 8, 1), as every launch passes: 'a[(i - 1) * n + k]' as a 32 x 8 rows tile (loaded along k); the sum over 'k' keeps its order
 
 // Refused: a store indexed by k.
 // CHECK-LABEL: {{^}}__global__ void kstore(
@@ -237,7 +264,7 @@ __global__ void runtime_block(int n, const float *a, float *c) {
     c[i * n + j] = s;
   }
 }
-// EXPLAIN: smem-tile.cu:[[@LINE-7]]:3: smem-tile: not applied: the launch at {{.*}}smem-tile.cu:[[@LINE+51]]:3 passes a block that is not a compile-time constant
+// EXPLAIN: smem-tile.cu:[[@LINE-7]]:3: smem-tile: not applied: the launch at {{.*}}smem-tile.cu:[[@LINE+52]]:3 passes a block that is not a compile-time constant
 
 __global__ void aliased(int n, const float *a, float *c) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -249,7 +276,7 @@ __global__ void aliased(int n, const float *a, float *c) {
     c[i * n + j] = s;
   }
 }
-// EXPLAIN: smem-tile.cu:[[@LINE-4]]:12: smem-tile: not applied: 'c' is written and 'a' tiled: neither is `__restrict__` and the launch at {{.*}}smem-tile.cu:[[@LINE+40]]:3 may pass overlapping buffers (restrict-const may prove it)
+// EXPLAIN: smem-tile.cu:[[@LINE-4]]:12: smem-tile: not applied: 'c' is written and 'a' tiled: neither is `__restrict__` and the launch at {{.*}}smem-tile.cu:[[@LINE+41]]:3 may pass overlapping buffers (restrict-const may prove it)
 
 __global__ void two_shapes(int n, const float *__restrict__ a, float *__restrict__ c) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -281,6 +308,7 @@ void run(float *a, float *b, float *c, int n, int bx, int by) {
   dim3 grid((n + 31) / 32, (n + 7) / 8);
   gemm<<<grid, block>>>(n, n, n, 1.0f, 0.5f, a, b, c);
   syrk<<<grid, dim3(16, 16)>>>(2.0f, a, c);
+  interior<<<grid, block>>>(n, a, c);
   kstore<<<grid, block>>>(n, a, c);
   written<<<grid, block>>>(n, a, b);
   nonaffine<<<grid, block>>>(n, a, c);
