@@ -56,7 +56,8 @@
 // A buffer the loop writes (`c[E] += ...`) is accessed in BODY only at one
 // index E that does not read k (else the pass refuses): the thread keeps
 // that element in a register `astra_accN`, read from memory after PRE and
-// written back before POST. That moves the element's intermediate stores
+// written back before POST; the other buffers the loop reads do not overlap
+// it (the same proof as for the tiles), so no load sees its stale value. That moves the element's intermediate stores
 // to the end of the loop; another thread could only see them through a
 // data race (no barrier separates them in the original).
 //
@@ -223,6 +224,8 @@ public:
   std::vector<Tile> Tiles;
   std::vector<Accumulator> Accs;
   std::vector<const ParmVarDecl *> Written;
+  /// Buffers the loop reads without tiling them (indices without k).
+  std::vector<const ParmVarDecl *> OtherReads;
   std::array<int64_t, 3> Block = {0, 0, 0};
 
 private:
@@ -676,8 +679,13 @@ bool TileMatcher::checkAccesses() {
       Tiles.push_back(std::move(T));
       continue;
     }
-    if (!IsWritten)
-      continue; // Loop-invariant load; stays.
+    if (!IsWritten) {
+      // A load that stays: it must not see an element the loop keeps in a
+      // register (checked against the accumulators in checkAliasing).
+      if (!is_contained(OtherReads, P))
+        OtherReads.push_back(P);
+      continue;
+    }
     if (!uniformBut(Idx, {I, J}, "the index of the written buffer"))
       return false;
     Accumulator *A = nullptr;
@@ -771,34 +779,46 @@ bool TileMatcher::checkKernel() {
 
 bool TileMatcher::checkAliasing() {
   std::optional<KernelLaunches> KL;
+  // \p W, written, and \p R, read as \p How, do not overlap.
+  auto Apart = [&](const ParmVarDecl *W, const ParmVarDecl *R,
+                   SourceLocation At, StringRef How) {
+    if (W == R)
+      return fail(At, varName(W) + " is written and " + How.str());
+    if (R->getType().isRestrictQualified() && W->getType().isRestrictQualified())
+      return true;
+    if (!KL)
+      KL = findLaunches(Ctx, FD);
+    auto Why = [&](const Twine &What) {
+      return fail(At, varName(W) + " is written and " + varName(R) + " " +
+                          How + ": neither is `__restrict__` and " + What +
+                          " (restrict-const may prove it)");
+    };
+    if (!KL->allVisible())
+      return Why("the file may not show every launch (" + KL->Hidden + ")");
+    if (KL->chevrons().size() != KL->Launches.size())
+      return Why("a launch goes through a launch API");
+    for (const CUDAKernelCallExpr *E : KL->chevrons())
+      if (launchArgsMayAlias(E, W->getFunctionScopeIndex(),
+                             R->getFunctionScopeIndex()))
+        return Why("the launch at " + posText(PC, E->getBeginLoc()) +
+                   " may pass overlapping buffers");
+    return true;
+  };
   for (const Tile &T : Tiles) {
     if (mayModify(Body, T.Base))
       return fail(T.Uses.front()->getBeginLoc(),
                   "the operand pointer " + varName(T.Base) +
                       " is changed in the kernel");
-    for (const ParmVarDecl *W : Written) {
-      if (T.Base->getType().isRestrictQualified() &&
-          W->getType().isRestrictQualified())
-        continue;
-      if (!KL)
-        KL = findLaunches(Ctx, FD);
-      auto Why = [&](const Twine &What) {
-        return fail(T.Uses.front()->getBeginLoc(),
-                    varName(W) + " is written and " + varName(T.Base) +
-                        " tiled: neither is `__restrict__` and " + What +
-                        " (restrict-const may prove it)");
-      };
-      if (!KL->allVisible())
-        return Why("the file may not show every launch (" + KL->Hidden + ")");
-      if (KL->chevrons().size() != KL->Launches.size())
-        return Why("a launch goes through a launch API");
-      for (const CUDAKernelCallExpr *E : KL->chevrons())
-        if (launchArgsMayAlias(E, W->getFunctionScopeIndex(),
-                               T.Base->getFunctionScopeIndex()))
-          return Why("the launch at " + posText(PC, E->getBeginLoc()) +
-                     " may pass overlapping buffers");
-    }
+    for (const ParmVarDecl *W : Written)
+      if (!Apart(W, T.Base, T.Uses.front()->getBeginLoc(), "tiled"))
+        return false;
   }
+  for (const Accumulator &A : Accs)
+    for (const ParmVarDecl *R : OtherReads)
+      if (!Apart(A.Base, R, A.Uses.front()->getBeginLoc(),
+                 "read in the k loop, where the written element is kept in a "
+                 "register"))
+        return false;
   return true;
 }
 

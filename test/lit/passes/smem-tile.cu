@@ -264,7 +264,7 @@ __global__ void runtime_block(int n, const float *a, float *c) {
     c[i * n + j] = s;
   }
 }
-// EXPLAIN: smem-tile.cu:[[@LINE-7]]:3: smem-tile: not applied: the launch at {{.*}}smem-tile.cu:[[@LINE+52]]:3 passes a block that is not a compile-time constant
+// EXPLAIN: smem-tile.cu:[[@LINE-7]]:3: smem-tile: not applied: the launch at {{.*}}smem-tile.cu:[[@LINE+62]]:3 passes a block that is not a compile-time constant
 
 __global__ void aliased(int n, const float *a, float *c) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -276,7 +276,17 @@ __global__ void aliased(int n, const float *a, float *c) {
     c[i * n + j] = s;
   }
 }
-// EXPLAIN: smem-tile.cu:[[@LINE-4]]:12: smem-tile: not applied: 'c' is written and 'a' tiled: neither is `__restrict__` and the launch at {{.*}}smem-tile.cu:[[@LINE+41]]:3 may pass overlapping buffers (restrict-const may prove it)
+// EXPLAIN: smem-tile.cu:[[@LINE-4]]:12: smem-tile: not applied: 'c' is written and 'a' tiled: neither is `__restrict__` and the launch at {{.*}}smem-tile.cu:[[@LINE+51]]:3 may pass overlapping buffers (restrict-const may prove it)
+
+__global__ void scaled(int n, const float *x, float *c, const float *__restrict__ a) {
+  int j = blockIdx.x * blockDim.x + threadIdx.x;
+  int i = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i < n && j < n) {
+    for (int k = 0; k < n; k++)
+      c[i * n + j] += a[i * n + k] * x[i];
+  }
+}
+// EXPLAIN: smem-tile.cu:[[@LINE-3]]:7: smem-tile: not applied: 'c' is written and 'x' read in the k loop, where the written element is kept in a register: neither is `__restrict__` and the launch at {{.*}}smem-tile.cu:[[@LINE+42]]:3 may pass overlapping buffers (restrict-const may prove it)
 
 __global__ void two_shapes(int n, const float *__restrict__ a, float *__restrict__ c) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
@@ -318,6 +328,7 @@ void run(float *a, float *b, float *c, int n, int bx, int by) {
   oned<<<grid, 256>>>(n, a, c);
   runtime_block<<<grid, dim3(bx, by)>>>(n, a, c);
   aliased<<<grid, block>>>(n, c, c);
+  scaled<<<grid, block>>>(n, c, c, a);
   two_shapes<<<grid, block>>>(n, a, c);
   two_shapes<<<grid, dim3(16, 16)>>>(n, a, c);
 }
