@@ -985,6 +985,7 @@ void SmemTilePass::run(PassContext &PC) {
   if (!CondText || !BoundText || !GuardText)
     return refuse("the guard or the loop's bound is not plain file text");
   std::string Nb = "(" + *BoundText + ")";
+  std::string LoopIndent = lineIndent(PC, M.Loop->getBeginLoc());
   std::string KName = M.K->getNameAsString();
 
   std::string In = lineIndent(PC, Loc);
@@ -992,11 +993,29 @@ void SmemTilePass::run(PassContext &PC) {
   auto line = [&](unsigned Depth, const Twine &S) {
     Out += In + std::string(2 * Depth, ' ') + S.str() + "\n";
   };
-  auto block = [&](unsigned Depth, StringRef S) {
-    // A copied statement: its first line at Depth, the rest as written
-    // relative to it.
-    std::string Pad(2 * Depth, ' ');
-    Out += In + Pad + reindent(S, Pad) + "\n";
+  // A copied statement whose line is indented by \p Was: its first line at
+  // Depth, the rest moved from Was to Depth (or, for a loop body, to
+  // \p RestDepth: its braces line up with the loop's).
+  auto block = [&](unsigned Depth, StringRef S, StringRef Was,
+                   std::optional<unsigned> RestDepth = std::nullopt) {
+    std::string Pad = In + std::string(2 * Depth, ' ');
+    std::string Rest = In + std::string(2 * RestDepth.value_or(Depth), ' ');
+    SmallVector<StringRef> Lines;
+    S.split(Lines, '\n');
+    for (size_t N = 0; N < Lines.size(); ++N) {
+      StringRef L = Lines[N];
+      if (N == 0) {
+        Out += Pad + L.str();
+      } else {
+        Out += "\n";
+        if (!L.trim().empty())
+          Out += Rest + (L.starts_with(Was) ? L.drop_front(Was.size()) : L).str();
+      }
+    }
+    Out += "\n";
+  };
+  auto indentOf = [&](const Stmt *S) {
+    return lineIndent(PC, S->getBeginLoc());
   };
 
   // Header.
@@ -1023,7 +1042,7 @@ void SmemTilePass::run(PassContext &PC) {
     auto S = stmtText(DS);
     if (!S)
       return refuse("a declaration in the guard is not plain file text");
-    block(1, *S);
+    block(1, *S, indentOf(DS));
   }
   for (size_t N = 0; N < M.Accs.size(); ++N)
     line(1, typeText(M.Accs[N].Uses.front()->getType()) + " astra_acc" +
@@ -1034,7 +1053,7 @@ void SmemTilePass::run(PassContext &PC) {
       auto Tx = stmtText(S);
       if (!Tx)
         return refuse("a statement in the guard is not plain file text");
-      block(2, *Tx);
+      block(2, *Tx, indentOf(S));
     }
     for (size_t N = 0; N < M.Accs.size(); ++N) {
       auto E = tokText(M.Accs[N].Uses.front()->getSourceRange());
@@ -1103,11 +1122,11 @@ void SmemTilePass::run(PassContext &PC) {
   Out += "#pragma unroll\n";
   line(5, "for (" + KDecl + KName + " = astra_k0; " + KName + " < astra_k0 + " +
               T + "; " + KName + "++)");
-  block(6, NewBody);
+  block(isa<CompoundStmt>(LB) ? 5 : 6, NewBody, LoopIndent, 5);
   line(4, "} else {");
   line(5, "for (" + KDecl + KName + " = astra_k0; " + KName + " < " + Nb +
               "; " + KName + "++)");
-  block(6, NewBody);
+  block(isa<CompoundStmt>(LB) ? 5 : 6, NewBody, LoopIndent, 5);
   line(4, "}");
   line(3, "}");
   line(3, "__syncthreads();");
@@ -1127,12 +1146,13 @@ void SmemTilePass::run(PassContext &PC) {
       auto Tx = stmtText(S);
       if (!Tx)
         return refuse("a statement in the guard is not plain file text");
-      block(2, *Tx);
+      block(2, *Tx, indentOf(S));
     }
     line(1, "}");
   }
-  Out += In + "} else {\n" + In + "  " + reindent(*GuardText, "  ") + "\n" +
-         In + "}";
+  Out += In + "} else {\n";
+  block(1, *GuardText, In);
+  Out += In + "}";
 
   SourceLocation GEnd = endOfStatement(M.Guard, SM, LO);
   if (!PC.replace(CharSourceRange::getCharRange(SM.getExpansionLoc(Loc), GEnd),
