@@ -300,85 +300,44 @@ bool TileMatcher::uniformBut(const Expr *E,
 std::optional<int64_t>
 TileMatcher::eval(const Expr *E, const std::map<const VarDecl *, int64_t> &At,
                   unsigned Depth) const {
-  if (!E || Depth > 32)
-    return std::nullopt;
-  E = E->IgnoreParens();
-  if (const auto *IL = dyn_cast<IntegerLiteral>(E))
-    return IL->getValue().getLimitedValue(INT64_MAX);
-  if (BuiltinRef B = matchBuiltin(E)) {
-    // blockIdx (3, 5), blocks of 32 x 8: a point away from every edge.
-    switch (B.Var) {
-    case cudaidiom::Builtin::BlockIdx:
-      return B.Dim == 'x' ? 3 : B.Dim == 'y' ? 5 : 0;
-    case cudaidiom::Builtin::BlockDim:
-      return B.Dim == 'x' ? 32 : B.Dim == 'y' ? 8 : 1;
-    case cudaidiom::Builtin::GridDim:
-      return 40;
-    default:
-      return std::nullopt;
-    }
-  }
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-    if (const auto *EC = dyn_cast<EnumConstantDecl>(DRE->getDecl()))
-      return EC->getInitVal().getExtValue();
-    const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
-    if (!V)
-      return std::nullopt;
-    auto It = At.find(V);
-    if (It != At.end())
-      return It->second;
-    if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
-      // Distinct sizes, none a small multiple of another.
-      if (!P->getType()->isIntegerType())
+  return evalIntAt(
+      E,
+      [&](const Expr *L, unsigned D) -> std::optional<int64_t> {
+        if (BuiltinRef B = matchBuiltin(L)) {
+          // blockIdx (3, 5), blocks of 32 x 8: a point away from every edge.
+          switch (B.Var) {
+          case cudaidiom::Builtin::BlockIdx:
+            return B.Dim == 'x' ? 3 : B.Dim == 'y' ? 5 : 0;
+          case cudaidiom::Builtin::BlockDim:
+            return B.Dim == 'x' ? 32 : B.Dim == 'y' ? 8 : 1;
+          case cudaidiom::Builtin::GridDim:
+            return 40;
+          default:
+            return std::nullopt;
+          }
+        }
+        const auto *DRE = dyn_cast<DeclRefExpr>(L);
+        if (!DRE)
+          return std::nullopt;
+        if (const auto *EC = dyn_cast<EnumConstantDecl>(DRE->getDecl()))
+          return EC->getInitVal().getExtValue();
+        const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
+        if (!V)
+          return std::nullopt;
+        auto It = At.find(V);
+        if (It != At.end())
+          return It->second;
+        if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
+          // Distinct sizes, none a small multiple of another.
+          if (!P->getType()->isIntegerType())
+            return std::nullopt;
+          return 1000 + 37 * int64_t(P->getFunctionScopeIndex());
+        }
+        if (V->getInit())
+          return eval(V->getInit(), At, D + 1);
         return std::nullopt;
-      return 1000 + 37 * int64_t(P->getFunctionScopeIndex());
-    }
-    if (V->getInit())
-      return eval(V->getInit(), At, Depth + 1);
-    return std::nullopt;
-  }
-  if (const auto *CE = dyn_cast<CastExpr>(E)) {
-    if (!CE->getType()->isIntegerType())
-      return std::nullopt;
-    return eval(CE->getSubExpr(), At, Depth + 1);
-  }
-  if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
-    auto V = eval(UO->getSubExpr(), At, Depth + 1);
-    if (!V)
-      return std::nullopt;
-    if (UO->getOpcode() == UO_Minus)
-      return -*V;
-    if (UO->getOpcode() == UO_Plus)
-      return *V;
-    return std::nullopt;
-  }
-  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
-    auto L = eval(BO->getLHS(), At, Depth + 1);
-    auto R = eval(BO->getRHS(), At, Depth + 1);
-    if (!L || !R)
-      return std::nullopt;
-    switch (BO->getOpcode()) {
-    case BO_Add:
-      return *L + *R;
-    case BO_Sub:
-      return *L - *R;
-    case BO_Mul:
-      return *L * *R;
-    case BO_Div:
-      return *R ? std::optional<int64_t>(*L / *R) : std::nullopt;
-    case BO_Rem:
-      return *R ? std::optional<int64_t>(*L % *R) : std::nullopt;
-    case BO_Shl:
-      return *R >= 0 && *R < 32 ? std::optional<int64_t>(*L << *R)
-                                : std::nullopt;
-    case BO_Shr:
-      return *R >= 0 && *R < 63 ? std::optional<int64_t>(*L >> *R)
-                                : std::nullopt;
-    default:
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
+      },
+      Depth);
 }
 
 bool TileMatcher::run() {
@@ -728,17 +687,12 @@ bool TileMatcher::checkKernel() {
     if (isa<LambdaExpr>(S))
       return fail(S->getBeginLoc(), "a lambda");
     if (const auto *CE = dyn_cast<CallExpr>(S)) {
-      StringRef Name = systemCalleeName(SM, CE);
-      if (Name.empty())
-        if (const FunctionDecl *Callee = CE->getDirectCallee())
-          if (unsigned ID = Callee->getBuiltinID())
-            if (Ctx.BuiltinInfo.isConst(ID))
-              Name = Callee->getName();
+      StringRef Name = libraryCalleeName(SM, Ctx, CE);
       if (Name.empty())
         return fail(CE->getBeginLoc(),
                     "calls a function that is not a library function (it "
                     "could write an operand)");
-      if (!Name.empty() && systemCallHasEffect(Name))
+      if (systemCallHasEffect(Name))
         return fail(CE->getBeginLoc(),
                     "calls " + Name + ", which has an effect beyond its result");
     }
