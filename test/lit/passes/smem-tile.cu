@@ -12,6 +12,14 @@
 // RUN: diff %t.dir/tile.cu %t.again.cu
 // The chunk of k is an option.
 // RUN: %clang-astra rewrite --passes=smem-tile --kernel=gemm --pass-opt=smem-tile.k=16 %s -- -std=c++17 | FileCheck %s --check-prefix=K16
+// thread-coarsen on top: each thread takes four rows of the block and of the
+// tiles (register blocking); the block-shape test follows the divided block.
+// RUN: %clang-astra rewrite --passes=smem-tile,thread-coarsen --kernel=gemm --spec %S/Inputs/smem-tile.astra.json %s -- -std=c++17 > %t.coarse.cu
+// RUN: FileCheck %s --check-prefix=COARSE < %t.coarse.cu
+// RUN: %nvptx-compile %t.coarse.cu > /dev/null
+// COARSE: {{^ +}}if (blockDim.x == 32 && (blockDim.y * 4) == 8 && blockDim.z == 1) {
+// COARSE: {{^ +}}astra_acc0[astra_cy] += alpha * astra_tile0[k[astra_cy] - astra_k0][(threadIdx.y + astra_cy * blockDim.y)] * astra_tile1[k[astra_cy] - astra_k0][threadIdx.x];
+// COARSE: {{^ +}}gemm<<<grid, dim3(block.x, block.y / 4, block.z)>>>
 // The naive tier's gemm splits a flat 1-D index: refused.
 // RUN: %clang-astra rewrite --passes=smem-tile --explain %astra_src_root/kernels/naive/gemm.cu 2>&1 >/dev/null | FileCheck %s --check-prefix=NAIVE
 // NAIVE: gemm.cu:7:17: smem-tile: not applied: no 2-D thread index: the pass needs `j = blockIdx.x * blockDim.x + threadIdx.x` and `i = blockIdx.y * blockDim.y + threadIdx.y` declared at the top of the kernel (a 1-D launch, or a flat index split by `/` and `%`, is not tiled)
@@ -92,8 +100,8 @@
 // CHECK-NEXT:  } else {
 // CHECK-NEXT:    if ((i < ni) && (j < nj)) {
 // CHECK-NEXT:      c[i * nj + j] *= beta;
-// K16: __shared__ float astra_tile0[16][8 + 1];
-// K16: astra_k0 += 16) {
+// K16: {{^ +}}__shared__ float astra_tile0[16][8 + 1];
+// K16: {{^ +}}for (int astra_k0 = 0; astra_k0 < (nk); astra_k0 += 16) {
 __global__ void gemm(int ni, int nj, int nk, float alpha, float beta, float *a, float *b, float *c) {
   int j = blockIdx.x * blockDim.x + threadIdx.x;
   int i = blockIdx.y * blockDim.y + threadIdx.y;
