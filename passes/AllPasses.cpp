@@ -20,6 +20,7 @@
 #include "Hoist.h"
 #include "BlockSize.h"
 #include "SmemTranspose.h"
+#include "SmemTile.h"
 #include "GridCoarsen.h"
 #include "ThreadCoarsen.h"
 #include "RowsPerBlock.h"
@@ -40,6 +41,7 @@ const std::vector<PassInfo> &allPasses() {
   static const std::vector<PassInfo> Passes = {
       info<RestrictConstPass>(),
       info<SmemTransposePass>(),
+      info<SmemTilePass>(),
       info<GridStridePass>(),
       info<VectorizePass>(),
       info<FlatVectorizePass>(),

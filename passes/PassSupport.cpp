@@ -298,6 +298,72 @@ StringRef systemCalleeName(const SourceManager &SM, const CallExpr *CE) {
   return FD->getName();
 }
 
+StringRef libraryCalleeName(const SourceManager &SM, const ASTContext &Ctx,
+                            const CallExpr *CE) {
+  StringRef Name = systemCalleeName(SM, CE);
+  if (Name.empty())
+    if (const FunctionDecl *Callee = CE->getDirectCallee())
+      if (unsigned ID = Callee->getBuiltinID())
+        if (Ctx.BuiltinInfo.isConst(ID))
+          Name = Callee->getName();
+  return Name;
+}
+
+std::optional<int64_t>
+evalIntAt(const Expr *E,
+          function_ref<std::optional<int64_t>(const Expr *, unsigned)> Leaf,
+          unsigned Depth) {
+  if (!E || Depth > 32)
+    return std::nullopt;
+  E = E->IgnoreParens();
+  if (const auto *IL = dyn_cast<IntegerLiteral>(E))
+    return IL->getValue().getLimitedValue(INT64_MAX);
+  if (!cudaBuiltinIndex(E).empty())
+    return Leaf(E, Depth);
+  if (const auto *CE = dyn_cast<CastExpr>(E)) {
+    if (!CE->getType()->isIntegerType())
+      return std::nullopt;
+    return evalIntAt(CE->getSubExpr(), Leaf, Depth + 1);
+  }
+  if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
+    auto V = evalIntAt(UO->getSubExpr(), Leaf, Depth + 1);
+    if (!V)
+      return std::nullopt;
+    if (UO->getOpcode() == UO_Minus)
+      return -*V;
+    if (UO->getOpcode() == UO_Plus)
+      return *V;
+    return std::nullopt;
+  }
+  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
+    auto L = evalIntAt(BO->getLHS(), Leaf, Depth + 1);
+    auto R = evalIntAt(BO->getRHS(), Leaf, Depth + 1);
+    if (!L || !R)
+      return std::nullopt;
+    switch (BO->getOpcode()) {
+    case BO_Add:
+      return *L + *R;
+    case BO_Sub:
+      return *L - *R;
+    case BO_Mul:
+      return *L * *R;
+    case BO_Div:
+      return *R ? std::optional<int64_t>(*L / *R) : std::nullopt;
+    case BO_Rem:
+      return *R ? std::optional<int64_t>(*L % *R) : std::nullopt;
+    case BO_Shl:
+      return *R >= 0 && *R < 32 ? std::optional<int64_t>(*L << *R)
+                                : std::nullopt;
+    case BO_Shr:
+      return *R >= 0 && *R < 63 ? std::optional<int64_t>(*L >> *R)
+                                : std::nullopt;
+    default:
+      return std::nullopt;
+    }
+  }
+  return Leaf(E, Depth);
+}
+
 namespace {
 
 bool isBarrierName(StringRef N) {

@@ -25,6 +25,7 @@
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/ExprCXX.h"
 #include "clang/Basic/SourceLocation.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 
 #include <array>
 #include <map>
@@ -149,6 +150,25 @@ bool isSystemFunction(const clang::SourceManager &SM,
 /// (see isSystemFunction) at namespace scope (global or std); else empty.
 llvm::StringRef systemCalleeName(const clang::SourceManager &SM,
                                  const clang::CallExpr *CE);
+
+/// The name of the function \p CE calls when it is a library function
+/// (systemCalleeName) or a compiler builtin without effects
+/// (`__builtin_huge_valf()` behind INFINITY); else empty.
+llvm::StringRef libraryCalleeName(const clang::SourceManager &SM,
+                                  const clang::ASTContext &Ctx,
+                                  const clang::CallExpr *CE);
+
+/// The value of the integer expression \p E at a sample point: literals,
+/// integer casts, unary `+`/`-` and `+ - * / % << >>` are evaluated here,
+/// every other node (a variable, a CUDA built-in) by \p Leaf (given the
+/// node without parentheses and the depth, to evaluate an initializer with
+/// Depth + 1); nullopt when some part has no value. Passes measure an
+/// index's strides with it.
+std::optional<int64_t> evalIntAt(
+    const clang::Expr *E,
+    llvm::function_ref<std::optional<int64_t>(const clang::Expr *, unsigned)>
+        Leaf,
+    unsigned Depth = 0);
 
 /// True for calls that synchronize threads of a block or warp
 /// (__syncthreads*, __syncwarp, __barrier_sync, cooperative-groups sync(),

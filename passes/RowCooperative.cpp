@@ -361,13 +361,7 @@ bool RowAnalysis::checkEffects(const Stmt *S, RowLoop *Loop,
   if (isa<LambdaExpr>(S))
     return fail(S->getBeginLoc(), "a lambda");
   if (const auto *CE = dyn_cast<CallExpr>(S)) {
-    StringRef Name = systemCalleeName(SM, CE);
-    // Pure compiler builtins (`__builtin_huge_valf()` behind INFINITY).
-    if (Name.empty())
-      if (const FunctionDecl *Callee = CE->getDirectCallee())
-        if (unsigned ID = Callee->getBuiltinID())
-          if (Ctx.BuiltinInfo.isConst(ID))
-            Name = Callee->getName();
+    StringRef Name = libraryCalleeName(SM, Ctx, CE);
     if (Name.empty())
       return fail(CE->getBeginLoc(),
                   "calls a function that is not a library math function (a "

@@ -220,81 +220,40 @@ bool BodyMatcher::pure(const Expr *E, bool Value) {
 
 std::optional<int64_t> BodyMatcher::eval(const Expr *E, int64_t Tx, int64_t Ty,
                                          unsigned Depth) const {
-  if (!E || Depth > 32)
-    return std::nullopt;
-  E = E->IgnoreParens();
-  std::string B = cudaBuiltinIndex(E);
-  if (!B.empty()) {
-    // Block (3, 5) of a 40 x 40 grid of 32 x 32 blocks: a point away from
-    // every edge. The tile size does not change a stride.
-    static const std::map<std::string, int64_t> Fixed = {
-        {"threadIdx.z", 0}, {"blockIdx.x", 3},  {"blockIdx.y", 5},
-        {"blockIdx.z", 0},  {"blockDim.x", 32}, {"blockDim.y", 32},
-        {"blockDim.z", 1},  {"gridDim.x", 40},  {"gridDim.y", 40},
-        {"gridDim.z", 1}};
-    if (B == "threadIdx.x")
-      return Tx;
-    if (B == "threadIdx.y")
-      return Ty;
-    return Fixed.at(B);
-  }
-  if (const auto *IL = dyn_cast<IntegerLiteral>(E))
-    return IL->getValue().getLimitedValue(INT64_MAX);
-  if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
-    if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl())) {
-      // Distinct values, none a multiple of another's small factors: a
-      // row length times an index never looks like a unit stride.
-      if (!P->getType()->isIntegerType())
+  return evalIntAt(
+      E,
+      [&](const Expr *L, unsigned D) -> std::optional<int64_t> {
+        std::string B = cudaBuiltinIndex(L);
+        if (!B.empty()) {
+          // Block (3, 5) of a 40 x 40 grid of 32 x 32 blocks: a point away
+          // from every edge. The tile size does not change a stride.
+          static const std::map<std::string, int64_t> Fixed = {
+              {"threadIdx.z", 0}, {"blockIdx.x", 3},  {"blockIdx.y", 5},
+              {"blockIdx.z", 0},  {"blockDim.x", 32}, {"blockDim.y", 32},
+              {"blockDim.z", 1},  {"gridDim.x", 40},  {"gridDim.y", 40},
+              {"gridDim.z", 1}};
+          if (B == "threadIdx.x")
+            return Tx;
+          if (B == "threadIdx.y")
+            return Ty;
+          return Fixed.at(B);
+        }
+        const auto *DRE = dyn_cast<DeclRefExpr>(L);
+        if (!DRE)
+          return std::nullopt;
+        if (const auto *P = dyn_cast<ParmVarDecl>(DRE->getDecl())) {
+          // Distinct values, none a multiple of another's small factors: a
+          // row length times an index never looks like a unit stride.
+          if (!P->getType()->isIntegerType())
+            return std::nullopt;
+          return 1000 + 37 * int64_t(P->getFunctionScopeIndex());
+        }
+        if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
+          if (Locals.count(V) || V->isConstexpr())
+            return eval(V->getInit(), Tx, Ty, D + 1);
         return std::nullopt;
-      return 1000 + 37 * int64_t(P->getFunctionScopeIndex());
-    }
-    if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))
-      if (Locals.count(V) || V->isConstexpr())
-        return eval(V->getInit(), Tx, Ty, Depth + 1);
-    return std::nullopt;
-  }
-  if (const auto *CE = dyn_cast<CastExpr>(E)) {
-    if (!CE->getType()->isIntegerType())
-      return std::nullopt;
-    return eval(CE->getSubExpr(), Tx, Ty, Depth + 1);
-  }
-  if (const auto *UO = dyn_cast<UnaryOperator>(E)) {
-    auto V = eval(UO->getSubExpr(), Tx, Ty, Depth + 1);
-    if (!V)
-      return std::nullopt;
-    if (UO->getOpcode() == UO_Minus)
-      return -*V;
-    if (UO->getOpcode() == UO_Plus)
-      return *V;
-    return std::nullopt;
-  }
-  if (const auto *BO = dyn_cast<BinaryOperator>(E)) {
-    auto L = eval(BO->getLHS(), Tx, Ty, Depth + 1);
-    auto R = eval(BO->getRHS(), Tx, Ty, Depth + 1);
-    if (!L || !R)
-      return std::nullopt;
-    switch (BO->getOpcode()) {
-    case BO_Add:
-      return *L + *R;
-    case BO_Sub:
-      return *L - *R;
-    case BO_Mul:
-      return *L * *R;
-    case BO_Div:
-      return *R ? std::optional<int64_t>(*L / *R) : std::nullopt;
-    case BO_Rem:
-      return *R ? std::optional<int64_t>(*L % *R) : std::nullopt;
-    case BO_Shl:
-      return *R >= 0 && *R < 32 ? std::optional<int64_t>(*L << *R)
-                                : std::nullopt;
-    case BO_Shr:
-      return *R >= 0 && *R < 63 ? std::optional<int64_t>(*L >> *R)
-                                : std::nullopt;
-    default:
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
+      },
+      Depth);
 }
 
 Refusal BodyMatcher::match() {

@@ -65,7 +65,10 @@ for stage in "$@"; do
     clang-astra list $files > "$OUT/list.txt" 2> "$OUT/list.err"
     echo "list: exit $?" ;;
   tests)
-    timeout "${TESTS_TIMEOUT:-300}" env PYTHONPATH="$A/lit" python3 -c \
+    # The PolyBench-ACC tests (test/gpu/passes/smem-tile-polybench.test) read
+    # the carried corpus; lit skips them without it.
+    timeout "${TESTS_TIMEOUT:-300}" env PYTHONPATH="$A/lit" \
+      POLYBENCH_CORPUS="${POLYBENCH_CORPUS:-$top/.corpus/polybench-acc}" python3 -c \
       'import sys; from lit.main import main; sys.argv[0] = "lit"; main()' \
       -v ${TESTS_FILTER:+--filter "$TESTS_FILTER"} "$A/test/gpu" \
       > "$OUT/gpu-tests.log" 2>&1

@@ -48,6 +48,11 @@ const std::vector<PassTraits> &traits() {
        "warp taking its lanes' rows in turn and the lanes striding over the "
        "row, a warp's loads are consecutive and reductions use shuffles",
        {}},
+      {"smem-tile", 0, 0,
+       "a matrix product's k loop loads each operand element once per "
+       "thread: the block's threads share a row (column) of it, so shared "
+       "tiles load it once per block, and the output stays in a register",
+       {{{"smem-tile.k", "16"}}}},
       {"grid-stride", 1, 7,
        "a grid-stride loop lets vectorize apply and amortizes index math",
        {}},
@@ -148,9 +153,11 @@ int pipelineOrder(StringRef Name) {
   // fast-math, unroll) work on its strided loops. warp-per-row, its form
   // with a warp per row, just before it: where both apply the pipeline
   // gets the one with more parallelism (the second refuses the first's
-  // shuffles).
+  // shuffles). smem-tile likewise: it wants the guard and the k loop as
+  // written (__restrict__ proves its operands are not written), and
+  // thread-coarsen, late, then gives each thread several rows of its tiles.
   static const char *Order[] = {"restrict-const", "warp-per-row",
-                                "row-cooperative",
+                                "row-cooperative", "smem-tile",
                                 "delinearize", "smem-transpose",
                                 "grid-stride",    "warp-reduce",   "warp-scan",
                                 "hoist",          "vectorize",   "flat-vectorize", "ldg",

@@ -34,6 +34,17 @@ config.substitutions.append(("%src", config.astra_src_root))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("%python", "python3"))
 config.available_features.add("gpu")
+# PolyBench-ACC's sources (third-party, in neither the repository nor the
+# bundle) for the tests that rewrite them: POLYBENCH_CORPUS names the
+# folder holding CUDA/ (scripts/gpu-session.sh: the carried
+# .corpus/polybench-acc).
+polybench = os.environ.get("POLYBENCH_CORPUS", "")
+if polybench and os.path.isdir(os.path.join(polybench, "CUDA", "utilities")):
+    config.available_features.add("polybench")
+else:
+    lit_config.note("the PolyBench-ACC tests are skipped: POLYBENCH_CORPUS "
+                    "does not name a PolyBench-ACC checkout")
+config.substitutions.append(("%polybench", polybench))
 # nvcc, for tests that build a user's program (its own harness).
 cuda_path = os.environ.get("CUDA_PATH") or os.environ.get("CUDA_HOME") or "/usr/local/cuda"
 nvcc = shutil.which("nvcc") or os.path.join(cuda_path, "bin", "nvcc")

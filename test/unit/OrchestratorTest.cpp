@@ -830,6 +830,37 @@ TEST(OfflinePlanner, OffersWarpPerRowBeforeRowCooperative) {
   EXPECT_EQ(Singles[1], "row-cooperative");
 }
 
+TEST(OfflinePlanner, OffersSmemTileFirstOnAMatrixProduct) {
+  // A thread-per-output gemm (PolyBench-ACC's): smem-tile, thread-coarsen,
+  // hoist and restrict-const apply. The product is compute-bound by its
+  // flop count; smem-tile is tried alone first, and in a pipeline it runs
+  // right after restrict-const (whose __restrict__ proves its operands
+  // unwritten) and before hoist and thread-coarsen, which work on the
+  // tiled loop.
+  KernelFacts F;
+  F.ApplicablePasses = {{"thread-coarsen", {}},
+                        {"hoist", {}},
+                        {"smem-tile", {}},
+                        {"restrict-const", {}}};
+  F.ArithmeticIntensity = 150;
+  Evaluation Base;
+  PlanningState St;
+  St.Facts = &F;
+  St.Round = 1;
+  St.Baseline = &Base;
+  OfflinePlanner P;
+  std::vector<Plan> Plans = P.propose(St, 20);
+  ASSERT_FALSE(Plans.empty());
+  EXPECT_EQ(join(Plans[0].Passes, ","),
+            "restrict-const,smem-tile,hoist,thread-coarsen");
+  std::vector<std::string> Singles;
+  for (const Plan &Pl : Plans)
+    if (Pl.Passes.size() == 1)
+      Singles.push_back(Pl.Passes[0]);
+  ASSERT_FALSE(Singles.empty());
+  EXPECT_EQ(Singles[0], "smem-tile");
+}
+
 TEST(OfflinePlanner, DelinearizeThenThreadCoarsenFoldsTheBlocksRows) {
   // conv1d: thread-coarsen applies once delinearize has made the grid 3-D;
   // the two go right after restrict-const and late respectively, and a plan
