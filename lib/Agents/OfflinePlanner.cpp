@@ -37,7 +37,10 @@ const std::vector<PassTraits> &traits() {
        "a warp's strided stores (a transpose) become consecutive through a "
        "shared tile: one 32-byte sector per thread becomes one per 8 threads",
        {}},
-      {"warp-per-row", 0, 1,
+      // Before the other memory-rank-0 passes (row-cooperative's tie goes
+      // by name): where it applies, a thread-per-row launch leaves the GPU
+      // idle, and its other rewrites cannot fix that.
+      {"warp-per-row", -1, 1,
        "a thread-per-row kernel launched with a thread per row leaves most "
        "of the GPU idle and walks rows a row apart per warp: with a warp "
        "per row (the launch's grid 32 times the threads) the lanes stride "
