@@ -77,7 +77,7 @@ NOT_FOUND_RE = re.compile(r"'(?P<hdr>[^']+)' file not found")
 
 
 def first_error(stderr):
-    """The first clang diagnostic of \p stderr: (file, line, message), else
+    r"""The first clang diagnostic of \p stderr: (file, line, message), else
     the first clang-astra error line."""
     for line in stderr.splitlines():
         m = ERROR_RE.match(line)
@@ -90,7 +90,7 @@ def first_error(stderr):
 
 
 def in_tree(header, roots):
-    """Whether a file named like \p header (a path suffix) is in the tree."""
+    r"""Whether a file named like \p header (a path suffix) is in the tree."""
     for root in roots:
         for dirpath, _, files in os.walk(root):
             cand = os.path.join(dirpath, os.path.basename(header))
@@ -100,7 +100,7 @@ def in_tree(header, roots):
 
 
 def run(cmd, timeout):
-    """Runs \p cmd: (exit code or None on timeout, stdout, stderr, wall
+    r"""Runs \p cmd: (exit code or None on timeout, stdout, stderr, wall
     seconds, CPU seconds). The CPU time (user + system of the process) is
     what a file costs on a machine other jobs share; the wall time is what
     the user waits for."""
