@@ -89,11 +89,13 @@ fi
 [[ " $steps " == *" slurm "* ]] || exit 0
 
 prefix="${SLURM_PREFIX:-$top/.slurm-debs/prefix}"
-if [ ! -x "$prefix/usr/sbin/slurmctld" ] && ! command -v slurmctld > /dev/null; then
+# Debian's unpacked packages name it slurmctld-wlm (slurm-local.sh links it).
+if [ ! -x "$prefix/usr/sbin/slurmctld" ] && [ ! -x "$prefix/usr/sbin/slurmctld-wlm" ] &&
+  ! command -v slurmctld > /dev/null; then
   echo "slurm: skipped: no Slurm at $prefix (scripts/slurm-local.sh fetch-debs .slurm-debs, then carry .slurm-debs)"
   exit 0
 fi
-[ -x "$prefix/usr/sbin/slurmctld" ] && popt="--prefix $prefix" || popt=""
+[ -d "$prefix/usr/sbin" ] && popt="--prefix $prefix" || popt=""
 # shellcheck disable=SC2086
 if ! timeout 120 "$top/scripts/slurm-local.sh" start /tmp/astra-slurm --gpus 2 --lifetime 600 $popt > "$OUT/slurm-start.log" 2>&1; then
   echo "slurm: could not start:"; tail -20 "$OUT/slurm-start.log"

@@ -174,6 +174,11 @@ GresTypes=gpu
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN $gres_line
 PartitionName=local Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 CONF
+# slurmd loads a cgroup plugin even when nothing uses cgroups (proctrack/pgid,
+# task/none above). Slurm 22.05's autodetection picks cgroup/v2 on a cgroup2
+# host, whose set-up needs D-Bus and systemd (absent in a container: slurmd
+# then does not start); cgroup/v1 does nothing until a cgroup plugin uses it.
+echo "CgroupPlugin=cgroup/v1" > "$dir/cgroup.conf"
 
 cat > "$dir/env.sh" <<ENV
 export SLURM_CONF="$dir/slurm.conf"

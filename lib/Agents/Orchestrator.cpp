@@ -424,6 +424,24 @@ OptimizeOutcome Orchestrator::search(const KernelFacts &Facts) {
   std::stable_sort(Ranked.begin(), Ranked.end(), [&](size_t A, size_t B) {
     return Evaluations[A].geomeanSpeedup() > Evaluations[B].geomeanSpeedup();
   });
+  // Candidates closer to the fastest than the margin a candidate must beat
+  // the original by are a tie the timer cannot settle: which of them times
+  // faster changes from run to run and from GPU to GPU. The simplest of them
+  // (fewest passes, then the earliest made) is confirmed first, so that the
+  // winner, and the file written, do not depend on which GPU timed it.
+  if (!Ranked.empty()) {
+    double Top = Evaluations[Ranked.front()].geomeanSpeedup();
+    auto Pick = Ranked.begin();
+    for (auto It = Ranked.begin(); It != Ranked.end(); ++It) {
+      if (Evaluations[*It].geomeanSpeedup() * Opts.MinSpeedup < Top)
+        break;
+      size_t N = Candidates[*It].Lineage.size(),
+             PickN = Candidates[*Pick].Lineage.size();
+      if (N < PickN || (N == PickN && *It < *Pick))
+        Pick = It;
+    }
+    std::rotate(Ranked.begin(), Pick, std::next(Pick));
+  }
   // At most three confirmations: each costs a full test and timing.
   if (Ranked.size() > 3)
     Ranked.resize(3);

@@ -192,6 +192,44 @@ static Evaluation confirmedElsewhere(std::vector<double> Speedups) {
   return E;
 }
 
+/// Two candidates within the noise margin of each other: whichever times
+/// faster, the one with fewer passes wins, so one GPU and another (or two
+/// runs) write the same file.
+TEST(Orchestrator, ATieWithinTheMarginGoesToTheSimplerCandidate) {
+  for (double Full : {9.88, 9.86}) {
+    Script S;
+    S.Speedups["a+b+c"] = {Full, Full};
+    S.Speedups["b"] = {9.87, 9.87};
+    S.Speedups["a"] = {1.5, 1.5};
+    ListPlanner P;
+    P.Rounds = {{{"a", "b", "c"}, {"b"}, {"a"}}};
+    FakeCoder C;
+    FakeTester T(S);
+    FakeProfiler Pr(S);
+    OrchestratorOptions O;
+    O.Rounds = 1;
+    Orchestrator Orc(P, C, T, Pr, O);
+    OptimizeOutcome Out = Orc.run(facts());
+    ASSERT_TRUE(Out.Winner.has_value());
+    EXPECT_EQ(Out.Winner->Files.at("/k.cu"), "b") << "a+b+c at " << Full;
+  }
+  // Beyond the margin the faster one wins although it has more passes.
+  Script S;
+  S.Speedups["a+b+c"] = {12.0, 12.0};
+  S.Speedups["b"] = {9.87, 9.87};
+  ListPlanner P;
+  P.Rounds = {{{"a", "b", "c"}, {"b"}}};
+  FakeCoder C;
+  FakeTester T(S);
+  FakeProfiler Pr(S);
+  OrchestratorOptions O;
+  O.Rounds = 1;
+  Orchestrator Orc(P, C, T, Pr, O);
+  OptimizeOutcome Out = Orc.run(facts());
+  ASSERT_TRUE(Out.Winner.has_value());
+  EXPECT_EQ(Out.Winner->Files.at("/k.cu"), "a+b+c");
+}
+
 TEST(Orchestrator, KnownWinnerIsTakenWithoutRunningItAgain) {
   // A shape-split half given the unsplit run's winner with its confirmed
   // evaluation: the code is made but neither tested nor timed; nothing the
