@@ -39,13 +39,16 @@ timeout 20 nvidia-smi -L > "$OUT/gpus.txt" 2>&1
 echo "scale-out: $(grep -c '^GPU' "$OUT/gpus.txt") GPUs; clang-astra: $(clang-astra --version | head -1)"
 cd "$A" || exit 1
 # The PTX and preamble caches would favour the runs after the first: each
-# run starts from an empty cache.
+# run starts from an empty cache folder, which its workers then share as a
+# user's runs do (with --no-cache each worker process would build the
+# runtime and preamble PCHs in a folder of its own, a cost a one-GPU run
+# pays once).
 run() { # name seconds extra-args...
   local name="$1" limit="$2"; shift 2
   rm -rf "$OUT/$name" /tmp/astra-cache-scale
   local t0; t0=$(date +%s.%N)
   # shellcheck disable=SC2086
-  timeout --kill-after=20 "$limit" clang-astra bench $files $args --no-cache \
+  timeout --kill-after=20 "$limit" clang-astra bench $files $args \
     --report "$OUT/$name" "$@" > "$OUT/$name.md" 2> "$OUT/$name.log"
   local rc=$?
   local t1; t1=$(date +%s.%N)
