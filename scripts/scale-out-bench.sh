@@ -108,7 +108,11 @@ fi
 cat "$OUT/slurm-start.log"
 # shellcheck disable=SC1091
 . /tmp/astra-slurm/env.sh
-run slurm "${TS:-120}" --executor=slurm --gpus 2 --slurm-args '--gres=gpu:1' --job-dir /tmp/astra-jobs
+# No --gpus: up to 8 jobs in Slurm at once (the default), so that when a
+# job ends the next is already pending and Slurm starts it at once; with
+# --gpus 2 each job was submitted only when one ended and waited for the
+# scheduler (batch_sched_delay, 3 s by default).
+run slurm "${TS:-120}" --executor=slurm --slurm-args '--gres=gpu:1' --job-dir /tmp/astra-jobs
 ratio gpus2 slurm
 same gpus1 slurm
 timeout 30 squeue -t all > "$OUT/squeue.txt" 2>&1
