@@ -22,8 +22,7 @@ public:
   /// Repeatable: optimize and bench run the driver once per kernel.
   llvm::cl::list<std::string> Kernels;
   llvm::cl::opt<std::string> SpecPath, ReportDir;
-  llvm::cl::opt<unsigned> Rounds, Candidates, Beam, Seeds, Runs, JobTimeout,
-      Jobs;
+  llvm::cl::opt<unsigned> Rounds, Candidates, Beam, Seeds, Runs, JobTimeout;
   llvm::cl::opt<double> MinSpeedup, MinShapeSpeedup, TimeBudget;
   llvm::cl::opt<bool> AllowShapeRegression, SplitShapes, Static, Sanitize,
       NoCache;
@@ -40,6 +39,8 @@ public:
   llvm::cl::opt<unsigned> TestTimeout;
   /// Where jobs run: --gpus, --executor, --slurm-args, --job-dir.
   llvm::cl::opt<std::string> Gpus, ExecutorKind, SlurmArgs, JobDir;
+  /// -j: candidates of a round coded and compiled at once.
+  llvm::cl::opt<unsigned> Jobs;
 
   /// The executor the options ask for; null where jobs run as before, in
   /// one child process at a time on this machine's first GPU (one local
