@@ -20,7 +20,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BlockSize.h"
-#include "PassSupport.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
 #include "astra/Spec/LaunchTuning.h"
 
 #include "clang/AST/Attr.h"

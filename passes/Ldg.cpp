@@ -19,8 +19,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Ldg.h"
-#include "HelperReach.h"
-#include "PassSupport.h"
+#include "utils/HelperReach.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
 #include "astra/Analysis/PointerAccess.h"
 
 #include "clang/AST/ExprCXX.h"
