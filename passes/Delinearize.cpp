@@ -41,11 +41,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Delinearize.h"
+#include "astra/Support/TextSplice.h"
 #include "utils/CudaIdioms.h"
 #include "utils/Mutation.h"
 #include "utils/PassSupport.h"
 #include "utils/SourceText.h"
-#include "astra/Support/TextSplice.h"
 
 #include "astra/Spec/LaunchTuning.h"
 

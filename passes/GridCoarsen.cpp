@@ -265,11 +265,9 @@ void GridCoarsenPass::run(PassContext &PC) {
     BodyCheck BC(PC);
     std::string Why = BC.check(D->getBody());
     if (!Why.empty())
-      return PC.refused(BC.At.isValid() ? BC.At : Loc,
-                        Why + (D != FD ? " (in " +
-                                             KB.Label +
-                                             ")"
-                                       : std::string()));
+      return PC.refused(
+          BC.At.isValid() ? BC.At : Loc,
+          Why + (D != FD ? " (in " + KB.Label + ")" : std::string()));
     int64_t W = vectorWidth(D, Ctx);
     if (W > 0)
       VecWidth = VecWidth ? std::min(VecWidth, W) : W;

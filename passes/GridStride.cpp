@@ -208,7 +208,7 @@ public:
         Loc = At->getBeginLoc();
         return std::string("the guarded code reads ") +
                (matchBuiltin(At).is(Builtin::BlockIdx, 'x') ? "blockIdx.x"
-                                                      : "gridDim.x") +
+                                                            : "gridDim.x") +
                " besides the index; in a grid-stride loop a block also "
                "handles other blocks' elements";
       }

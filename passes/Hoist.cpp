@@ -46,12 +46,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Hoist.h"
+#include "astra/Analysis/PointerAccess.h"
 #include "utils/CudaIdioms.h"
 #include "utils/HelperReach.h"
 #include "utils/Mutation.h"
 #include "utils/PassSupport.h"
 #include "utils/SourceText.h"
-#include "astra/Analysis/PointerAccess.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -1385,8 +1385,8 @@ void hoistBodies(PassContext &PC, const std::vector<KernelBody> &Bodies,
       for (const std::string &D : Decls)
         Text += " " + D;
       Text += "\n" + Indent;
-      std::optional<TextEdit> Close =
-          makeInsertBefore(PC, endOfStatement(Outer, PC.sourceManager(), PC.langOpts()), " }");
+      std::optional<TextEdit> Close = makeInsertBefore(
+          PC, endOfStatement(Outer, PC.sourceManager(), PC.langOpts()), " }");
       Ok &= Close.has_value();
       if (Close)
         Edits.push_back(*Close);

@@ -32,11 +32,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Index32.h"
+#include "astra/Spec/LaunchSpace.h"
+#include "astra/Spec/Spec.h"
 #include "utils/CudaIdioms.h"
 #include "utils/Mutation.h"
 #include "utils/PassSupport.h"
-#include "astra/Spec/LaunchSpace.h"
-#include "astra/Spec/Spec.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"

@@ -110,10 +110,9 @@ std::optional<BlockStrideLoop> matchBlockStride(const ForStmt *F,
       return std::nullopt;
   }
   const auto *Inc = dyn_cast_or_null<CompoundAssignOperator>(F->getInc());
-  if (!Inc || Inc->getOpcode() != BO_AddAssign ||
-      !refersTo(Inc->getLHS(), V) ||
+  if (!Inc || Inc->getOpcode() != BO_AddAssign || !refersTo(Inc->getLHS(), V) ||
       !builtinRef(stripIntCasts(Inc->getRHS())->IgnoreParenImpCasts())
-               .is(Builtin::BlockDim, 'x'))
+           .is(Builtin::BlockDim, 'x'))
     return std::nullopt;
   const auto *Cond = dyn_cast_or_null<BinaryOperator>(
       F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr);
@@ -358,8 +357,7 @@ void RowsPerBlockPass::run(PassContext &PC) {
   for (const KernelBody &KB : Bodies) {
     const FunctionDecl *D = KB.FD;
     auto Suffix = [&]() {
-      return D != FD ? " (in " + KB.Label + ")"
-                     : std::string();
+      return D != FD ? " (in " + KB.Label + ")" : std::string();
     };
     std::string C = findCollective(D->getBody(), SM);
     if (!C.empty())

@@ -70,11 +70,11 @@
 //===----------------------------------------------------------------------===//
 #include "SmemTile.h"
 
+#include "astra/Support/TextSplice.h"
 #include "utils/CudaIdioms.h"
 #include "utils/Mutation.h"
 #include "utils/PassSupport.h"
 #include "utils/SourceText.h"
-#include "astra/Support/TextSplice.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"
@@ -934,7 +934,8 @@ void SmemTilePass::run(PassContext &PC) {
   if (!CondText || !BoundText || !GuardText)
     return refuse("the guard or the loop's bound is not plain file text");
   std::string Nb = "(" + *BoundText + ")";
-  std::string LoopIndent = lineIndent(M.Loop->getBeginLoc(), PC.sourceManager());
+  std::string LoopIndent =
+      lineIndent(M.Loop->getBeginLoc(), PC.sourceManager());
   std::string KName = M.K->getNameAsString();
 
   std::string In = lineIndent(Loc, PC.sourceManager());

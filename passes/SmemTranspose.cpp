@@ -39,12 +39,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SmemTranspose.h"
+#include "astra/Spec/Spec.h"
+#include "astra/Support/TextSplice.h"
 #include "utils/CudaIdioms.h"
 #include "utils/Mutation.h"
 #include "utils/PassSupport.h"
 #include "utils/SourceText.h"
-#include "astra/Support/TextSplice.h"
-#include "astra/Spec/Spec.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
@@ -463,7 +463,8 @@ void SmemTransposePass::run(PassContext &PC) {
   // as edits (PassSupport's, which refuse macro text) of that text.
   const CompoundStmt *Body = M.Body;
   SourceLocation BeginLoc = Body->body_front()->getBeginLoc();
-  SourceLocation End = endOfStatement(Body->body_back(), PC.sourceManager(), PC.langOpts());
+  SourceLocation End =
+      endOfStatement(Body->body_back(), PC.sourceManager(), PC.langOpts());
   if (!PC.isEditable(Body->getSourceRange()) || BeginLoc.isMacroID() ||
       End.isInvalid() || End.isMacroID() ||
       SM.getFileID(BeginLoc) != SM.getFileID(End)) {
@@ -509,8 +510,7 @@ void SmemTransposePass::run(PassContext &PC) {
                              "macro");
         return;
       }
-      if (E->Offset >= RhsE->Offset &&
-          E->Offset < RhsE->Offset + RhsE->Length)
+      if (E->Offset >= RhsE->Offset && E->Offset < RhsE->Offset + RhsE->Length)
         continue; // The value is read from the tile in phase 2.
       E->Text = From == "threadIdx.x" ? "threadIdx.y" : "threadIdx.x";
       Phase2.push_back(*E);

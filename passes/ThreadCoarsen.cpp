@@ -40,11 +40,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ThreadCoarsen.h"
+#include "astra/Support/TextSplice.h"
 #include "utils/CudaIdioms.h"
 #include "utils/Mutation.h"
 #include "utils/PassSupport.h"
 #include "utils/SourceText.h"
-#include "astra/Support/TextSplice.h"
 
 #include "astra/Spec/LaunchTuning.h"
 
@@ -791,8 +791,8 @@ void ThreadCoarsenPass::run(PassContext &PC) {
         std::optional<std::string> R = Render(IB, IE);
         if (!R)
           return PC.refused(V->getLocation(), "two rewrites in the "
-                                              "initializer of '" + Name +
-                                              "' overlap");
+                                              "initializer of '" +
+                                                  Name + "' overlap");
         InitText = std::move(*R);
       }
       if (!Text.empty())

@@ -95,7 +95,8 @@ public:
     if (!S)
       return false;
     if (const auto *E = dyn_cast<Expr>(S)) {
-      if (builtinRef(E->IgnoreParenImpCasts()).Var == cudaidiom::Builtin::ThreadIdx)
+      if (builtinRef(E->IgnoreParenImpCasts()).Var ==
+          cudaidiom::Builtin::ThreadIdx)
         return found(S, Culprit);
       if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
         if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))

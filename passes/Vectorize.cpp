@@ -64,11 +64,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Vectorize.h"
+#include "astra/Analysis/PointerAccess.h"
 #include "utils/CudaIdioms.h"
 #include "utils/Mutation.h"
 #include "utils/PassSupport.h"
 #include "utils/SourceText.h"
-#include "astra/Analysis/PointerAccess.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -2040,8 +2040,8 @@ void VectorizePass::run(PassContext &PC) {
     }
     std::string Msg =
         std::string(Plan.Kind == LoopKind::Block ? "block" : "grid") +
-        "-stride loop over '" + Plan.J->getNameAsString() + "': " +
-        std::to_string(Opt.Bytes) + "-byte vector accesses to " +
+        "-stride loop over '" + Plan.J->getNameAsString() +
+        "': " + std::to_string(Opt.Bytes) + "-byte vector accesses to " +
         join(Ptrs, ", ") + " (" +
         (Bodies.size() == 1 && Bodies.front().FD == FD
              ? std::to_string(Plan.Vec) + " elements"

@@ -1098,13 +1098,15 @@ void voteOnBodies(PassContext &PC, SiteVotes &Votes, const Names &N,
         IdxElemText = arrayElementTypeText(PC, R.IdxShared);
       }
       SourceLocation Begin = R.Store->getBeginLoc();
-      SourceLocation End = endOfStatement(R.Last, PC.sourceManager(), PC.langOpts());
+      SourceLocation End =
+          endOfStatement(R.Last, PC.sourceManager(), PC.langOpts());
       std::optional<TextEdit> Edit;
       if (!ValueText.empty() && End.isValid() &&
           (!R.isArg() || !IdxValueText.empty()))
-        Edit = makeEdit(PC, CharSourceRange::getCharRange(Begin, End),
-                        emit(PC, R, N, ValueText, ElemText, IdxValueText,
-                             IdxElemText, lineIndent(Begin, PC.sourceManager())));
+        Edit =
+            makeEdit(PC, CharSourceRange::getCharRange(Begin, End),
+                     emit(PC, R, N, ValueText, ElemText, IdxValueText,
+                          IdxElemText, lineIndent(Begin, PC.sourceManager())));
       if (!Edit) {
         Votes.reject(BI, Loc, Kind,
                      In + "the reduction's text comes from a macro "

@@ -429,10 +429,10 @@ void WarpScanPass::run(PassContext &PC) {
                          "handled");
         continue;
       }
-      std::optional<TextEdit> Edit = makeTokenEdit(
-          PC, F->getSourceRange(),
-          emit(PC, *L, N, arrayElementTypeText(PC, L->Shared),
-               lineIndent(F->getBeginLoc(), PC.sourceManager())));
+      std::optional<TextEdit> Edit =
+          makeTokenEdit(PC, F->getSourceRange(),
+                        emit(PC, *L, N, arrayElementTypeText(PC, L->Shared),
+                             lineIndent(F->getBeginLoc(), PC.sourceManager())));
       if (!Edit) {
         Votes.reject(BI, Loc, Kind,
                      "the loop's text comes from a macro expansion; it "

@@ -37,9 +37,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "utils/HelperReach.h"
+#include "astra/Support/TextSplice.h"
 #include "utils/Mutation.h"
 #include "utils/SourceText.h"
-#include "astra/Support/TextSplice.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"

@@ -6,6 +6,14 @@
 //  - mayModify: may anything under a statement change the variable?
 //  - isModifyingUse: may this one use of it change it (which use, for the
 //    message and for analyses that allow some writes, a reduction's own)?
+// clang's ExprMutationAnalyzer (lib/Frontend/LaunchFacts.cpp uses it for
+// launch locals) answers the first question differently: an argument bound
+// to a const reference, or an address passed as a pointer to const, is no
+// change there but is one for mayModify; a store to an element of a local
+// array is a change there but not for mayModify, whose callers ask about
+// scalars, pointers and dim3s. Replacing mayModify by it changes which code
+// passes rewrite, so it is a change of its own, shown by a rewrite snapshot
+// (scripts/rewrite-snapshot.sh).
 //
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_PASSES_UTILS_MUTATION_H

@@ -1,9 +1,9 @@
 //===- PassSupport.cpp ----------------------------------------------------===//
+#include "utils/PassSupport.h"
+#include "astra/Support/TextSplice.h"
 #include "utils/CudaIdioms.h"
 #include "utils/Mutation.h"
-#include "utils/PassSupport.h"
 #include "utils/SourceText.h"
-#include "astra/Support/TextSplice.h"
 
 #include "astra/Analysis/PointerAccess.h"
 #include "astra/Spec/Spec.h"
@@ -1004,8 +1004,8 @@ std::optional<LoopText> loopText(const PassContext &PC, const ForStmt *L,
     Why = "the loop's text is not in one piece in one file";
     return std::nullopt;
   }
-  T.Indent = startsLine(L->getForLoc(), SM) ? lineIndent(L->getForLoc(), SM)
-                                            : "";
+  T.Indent =
+      startsLine(L->getForLoc(), SM) ? lineIndent(L->getForLoc(), SM) : "";
   T.Unit = "  ";
   if (const auto *CS = dyn_cast<CompoundStmt>(L->getBody()))
     if (!CS->body_empty())

@@ -43,12 +43,12 @@
 //     parameter) is changed after it, since a thread now runs 32 rows.
 //
 //===----------------------------------------------------------------------===//
+#include "utils/RowBody.h"
+#include "astra/Support/TextSplice.h"
 #include "utils/CudaIdioms.h"
 #include "utils/Mutation.h"
 #include "utils/PassSupport.h"
-#include "utils/RowBody.h"
 #include "utils/SourceText.h"
-#include "astra/Support/TextSplice.h"
 
 
 #include "clang/AST/ASTContext.h"

@@ -212,6 +212,8 @@ TEST_F(PassUtilsTest, WhatChangesAVariable) {
   EXPECT_TRUE(mayModify(K->getBody(), var("a")));
   EXPECT_FALSE(mayModify(K->getBody(), var("b")));
   EXPECT_TRUE(mayModify(K->getBody(), var("v")));
+  // Conservative where isModifyingUse is not: any lvalue argument counts.
+  EXPECT_TRUE(mayModify(K->getBody(), var("w")));
   EXPECT_TRUE(mayModify(K->getBody(), var("y")));
   EXPECT_FALSE(mayModify(K->getBody(), var("t")));
   EXPECT_EQ(lvalueVar(find<BinaryOperator>(binaryOperator(
