@@ -20,8 +20,7 @@ std::optional<std::string> spliceText(StringRef Buf, unsigned Begin,
     return std::nullopt;
   Splices.erase(std::remove_if(Splices.begin(), Splices.end(),
                                [&](const Splice &S) {
-                                 return S.Offset < Begin ||
-                                        S.Offset > End ||
+                                 return S.Offset < Begin || S.Offset > End ||
                                         S.Length > End - S.Offset;
                                }),
                 Splices.end());

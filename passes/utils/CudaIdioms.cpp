@@ -182,10 +182,10 @@ bool isBarrierName(StringRef Name) {
 
 bool isCollectiveName(StringRef Name) {
   static const StringRef Prefixes[] = {
-      "__shfl",     "__ballot",    "__any_sync",  "__all_sync",
-      "__uni_sync", "__activemask", "__match_",   "__reduce_",
-      "__nvvm_shfl", "__nvvm_vote", "__nvvm_match", "__nvvm_redux",
-      "__fns",      "__elect"};
+      "__shfl",      "__ballot",     "__any_sync",   "__all_sync",
+      "__uni_sync",  "__activemask", "__match_",     "__reduce_",
+      "__nvvm_shfl", "__nvvm_vote",  "__nvvm_match", "__nvvm_redux",
+      "__fns",       "__elect"};
   return isBarrierName(Name) || Name == "__any" || Name == "__all" ||
          startsWithAny(Name, Prefixes);
 }
@@ -324,6 +324,7 @@ std::string findSharedMemory(const Stmt *S, const SourceManager &SM) {
   F.TraverseStmt(const_cast<Stmt *>(S));
   return F.Found;
 }
+
 bool refersTo(const Expr *E, const VarDecl *V) {
   const auto *DRE = dyn_cast_or_null<DeclRefExpr>(stripIntCasts(E));
   return DRE && DRE->getDecl() == V;
@@ -435,7 +436,6 @@ bool isBarrierCall(const SourceManager &SM, const Stmt *S) {
   }
   return false;
 }
-
 
 bool isSyncthreadsCall(const Stmt *S) {
   const auto *CE = dyn_cast_or_null<CallExpr>(S);

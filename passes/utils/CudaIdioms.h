@@ -1,4 +1,4 @@
-//===- CudaIdioms.h - Recognizers for CUDA's built-ins and idioms -*- C++ -*-===//
+//===- CudaIdioms.h - CUDA built-ins, idioms and barriers ------*- C++ -*-===//
 //
 // What passes ask about CUDA code itself: which built-in index variable an
 // expression reads (threadIdx.x, blockDim.y, ...), the global thread index

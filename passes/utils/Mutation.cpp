@@ -24,8 +24,7 @@ public:
 };
 } // namespace
 
-std::vector<const DeclRefExpr *> referencesTo(const Stmt *S,
-                                              const VarDecl *V) {
+std::vector<const DeclRefExpr *> referencesTo(const Stmt *S, const VarDecl *V) {
   RefFinder F(V);
   F.TraverseStmt(const_cast<Stmt *>(S));
   return F.Refs;

@@ -39,7 +39,7 @@ bool isModifyingUse(const clang::DeclRefExpr *DRE, const clang::ParentMap &PM);
 
 /// Every DeclRefExpr under \p S naming \p V.
 std::vector<const clang::DeclRefExpr *> referencesTo(const clang::Stmt *S,
-                                                      const clang::VarDecl *V);
+                                                     const clang::VarDecl *V);
 
 /// The variable an lvalue names, through member accesses (`b.x` names `b`)
 /// and, with \p ThroughLocalArrays, subscripts of arrays (`a[i]` names `a`

@@ -1,4 +1,4 @@
-//===- SourceText.h - Where statements end, indentation, new names -*- C++ -*-===//
+//===- SourceText.h - Statement ends, indentation, new names ---*- C++ -*-===//
 //
 // Passes write source text: they insert before and after statements, copy
 // lines at a new depth and declare new variables. These helpers find the

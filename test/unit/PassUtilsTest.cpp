@@ -77,12 +77,14 @@ protected:
     return Found.empty() ? nullptr : Found.front().template getNodeAs<T>("x");
   }
   const FunctionDecl *function(StringRef Name) {
-    return find<FunctionDecl>(
-        functionDecl(hasName(Name), isDefinition(),
-                     unless(isTemplateInstantiation())));
+    return find<FunctionDecl>(functionDecl(
+        hasName(Name), isDefinition(), unless(isTemplateInstantiation()),
+        unless(isExplicitTemplateSpecialization())));
   }
+  /// A local of kernel k (headers declare parameters of the same names).
   const VarDecl *var(StringRef Name) {
-    return find<VarDecl>(varDecl(hasName(Name)));
+    return find<VarDecl>(
+        varDecl(hasName(Name), hasAncestor(functionDecl(hasName("k")))));
   }
   /// The text from \p Loc to the end of its line.
   std::string restOfLine(SourceLocation Loc) {
@@ -131,9 +133,9 @@ TEST_F(PassUtilsTest, BuiltinsAndTheCastsLookedThrough) {
 }
 
 TEST_F(PassUtilsTest, BarriersAndCollectives) {
-  for (StringRef N : {"__syncthreads", "__syncthreads_or", "__syncwarp",
-                      "__barrier_sync", "__nvvm_bar_sync", "sync",
-                      "arrive_and_wait"}) {
+  for (StringRef N :
+       {"__syncthreads", "__syncthreads_or", "__syncwarp", "__barrier_sync",
+        "__nvvm_bar_sync", "sync", "arrive_and_wait"}) {
     EXPECT_TRUE(isBarrierName(N)) << N.str();
     EXPECT_TRUE(isCollectiveName(N)) << N.str();
   }
@@ -147,8 +149,8 @@ TEST_F(PassUtilsTest, BarriersAndCollectives) {
     EXPECT_FALSE(isCollectiveName(N)) << N.str();
   }
   // Through the body of a user function.
-  const auto *Call = find<CallExpr>(
-      callExpr(callee(functionDecl(hasName("helperSync")))));
+  const auto *Call =
+      find<CallExpr>(callExpr(callee(functionDecl(hasName("helperSync")))));
   EXPECT_TRUE(isBarrierCall(sm(), Call));
   const auto *Probe =
       find<CallExpr>(callExpr(callee(functionDecl(hasName("probe")))));
@@ -164,9 +166,8 @@ TEST_F(PassUtilsTest, WhereStatementsEnd) {
     return L.isValid() ? restOfLine(L) : std::string("<invalid>");
   };
   // An expression statement: past its `;`.
-  const auto *Assign = find<BinaryOperator>(
-      binaryOperator(isAssignmentOperator(),
-                     hasLHS(declRefExpr(to(varDecl(hasName("a")))))));
+  const auto *Assign = find<BinaryOperator>(binaryOperator(
+      isAssignmentOperator(), hasLHS(declRefExpr(to(equalsNode(var("a")))))));
   EXPECT_EQ(After(Assign), "");
   // `#pragma unroll` wraps the loop in an attribute: past the loop's `}`.
   EXPECT_EQ(After(find<AttributedStmt>(attributedStmt())), "");
@@ -216,11 +217,9 @@ TEST_F(PassUtilsTest, WhatChangesAVariable) {
   EXPECT_TRUE(mayModify(K->getBody(), var("w")));
   EXPECT_TRUE(mayModify(K->getBody(), var("y")));
   EXPECT_FALSE(mayModify(K->getBody(), var("t")));
-  EXPECT_EQ(lvalueVar(find<BinaryOperator>(binaryOperator(
-                          isAssignmentOperator(),
-                          hasLHS(declRefExpr(to(varDecl(hasName("a")))))))
-                          ->getLHS()),
-            var("a"));
+  const auto *Assign = find<BinaryOperator>(binaryOperator(
+      isAssignmentOperator(), hasLHS(declRefExpr(to(equalsNode(var("a")))))));
+  EXPECT_EQ(lvalueVar(Assign->getLHS()), var("a"));
 }
 
 TEST_F(PassUtilsTest, FreshIdentifiersAvoidEveryNameSeen) {
