@@ -3,7 +3,6 @@
 #include "ParseCudaForTest.h"
 #include "utils/CudaIdioms.h"
 #include "utils/Mutation.h"
-#include "utils/PassSupport.h"
 #include "utils/SourceText.h"
 
 #include "clang/AST/ParentMap.h"
@@ -30,11 +29,6 @@ __device__ void byRef(int &) {}
 __device__ void byConstRef(const int &) {}
 __device__ void helperSync() { __syncthreads(); }
 
-template <typename T> __global__ void scale(T *p, T a) { p[0] *= a; }
-template <> __global__ void scale<double>(double *p, double a) {}
-template __global__ void scale<float>(float *, float);
-template __global__ void scale<int>(int *, int);
-template <typename T> __global__ void never(T *p) { p[0] = T(); }
 
 __global__ void k(float *out, int n) {
   int t = threadIdx.x;
@@ -96,33 +90,15 @@ protected:
   std::unique_ptr<ParsedFile> File;
 };
 
-TEST_F(PassUtilsTest, KernelBodiesAreTheInstantiations) {
-  std::vector<KernelBody> B = kernelBodies(function("scale"));
-  ASSERT_EQ(B.size(), 2u);
-  EXPECT_EQ(B[0].Label, "scale<float>");
-  EXPECT_EQ(B[1].Label, "scale<int>");
-  EXPECT_TRUE(B[0].FD->isTemplateInstantiation());
-  EXPECT_FALSE(neverInstantiated(B));
-
-  std::vector<KernelBody> K = kernelBodies(function("k"));
-  ASSERT_EQ(K.size(), 1u);
-  EXPECT_EQ(K[0].Label, "");
-  EXPECT_FALSE(neverInstantiated(K));
-
-  std::vector<KernelBody> N = kernelBodies(function("never"));
-  ASSERT_EQ(N.size(), 1u);
-  EXPECT_TRUE(neverInstantiated(N));
-}
-
 TEST_F(PassUtilsTest, BuiltinsAndTheCastsLookedThrough) {
   const Expr *T = var("t")->getInit();
   EXPECT_EQ(builtinRef(T->IgnoreParenImpCasts()).name(), "threadIdx.x");
-  EXPECT_TRUE(matchBuiltin(T).is(Builtin::ThreadIdx, 'x'));
+  EXPECT_TRUE(matchBuiltin(T).is(cudaidiom::Builtin::ThreadIdx, 'x'));
   EXPECT_EQ(matchBuiltin(var("u")->getInit()).name(), "blockDim.y");
   // A written integer cast: matchBuiltin looks through it, the plain
   // recognizer after implicit casts does not.
   const Expr *C = var("c")->getInit();
-  EXPECT_TRUE(matchBuiltin(C).is(Builtin::ThreadIdx, 'x'));
+  EXPECT_TRUE(matchBuiltin(C).is(cudaidiom::Builtin::ThreadIdx, 'x'));
   EXPECT_FALSE(builtinRef(C->IgnoreParenImpCasts()));
   // A conversion to float: the other way round.
   const Expr *F = var("f")->getInit();
@@ -165,15 +141,19 @@ TEST_F(PassUtilsTest, WhereStatementsEnd) {
     EXPECT_TRUE(L.isValid());
     return L.isValid() ? restOfLine(L) : std::string("<invalid>");
   };
+  auto InK = hasAncestor(functionDecl(hasName("k")));
   // An expression statement: past its `;`.
   const auto *Assign = find<BinaryOperator>(binaryOperator(
       isAssignmentOperator(), hasLHS(declRefExpr(to(equalsNode(var("a")))))));
   EXPECT_EQ(After(Assign), "");
   // `#pragma unroll` wraps the loop in an attribute: past the loop's `}`.
-  EXPECT_EQ(After(find<AttributedStmt>(attributedStmt())), "");
-  EXPECT_EQ(After(find<DoStmt>(doStmt())), "");
+  const auto *Loop = find<ForStmt>(forStmt(InK));
+  const Stmt *Attributed = ParentMap(function("k")->getBody()).getParent(Loop);
+  ASSERT_TRUE(Attributed && isa<AttributedStmt>(Attributed));
+  EXPECT_EQ(After(Attributed), "");
+  EXPECT_EQ(After(find<DoStmt>(doStmt(InK))), "");
   // An if with an else: past the else branch's `;`.
-  EXPECT_EQ(After(find<IfStmt>(ifStmt(hasElse(stmt())))), "");
+  EXPECT_EQ(After(find<IfStmt>(ifStmt(hasElse(stmt()), InK))), "");
   // A declaration followed by another on its line.
   EXPECT_EQ(After(find<DeclStmt>(declStmt(has(varDecl(hasName("deep")))))),
             " int second = 1;");
