@@ -20,8 +20,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "BlockSize.h"
-#include "PassSupport.h"
 #include "astra/Spec/LaunchTuning.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"

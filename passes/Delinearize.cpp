@@ -41,8 +41,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Delinearize.h"
-#include "GridStride.h"
-#include "PassSupport.h"
+#include "astra/Support/TextSplice.h"
+#include "utils/CudaIdioms.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
+#include "utils/SourceText.h"
 
 #include "astra/Spec/LaunchTuning.h"
 
@@ -223,30 +226,6 @@ bool readsMemory(const Stmt *S, const SourceManager &SM) {
     if (readsMemory(C, SM))
       return true;
   return false;
-}
-
-/// One replacement of file text by offset.
-struct Repl {
-  unsigned Offset, Length;
-  std::string Text;
-};
-
-/// The file text [B, E) with \p Rs (inside it, not overlapping) applied.
-std::string render(StringRef Buf, unsigned B, unsigned E,
-                   std::vector<Repl> Rs) {
-  std::sort(Rs.begin(), Rs.end(), [](const Repl &L, const Repl &R) {
-    return L.Offset != R.Offset ? L.Offset < R.Offset : L.Length < R.Length;
-  });
-  std::string Out;
-  unsigned At = B;
-  for (const Repl &R : Rs) {
-    if (R.Offset < At || R.Offset + R.Length > E)
-      continue;
-    Out += Buf.slice(At, R.Offset).str();
-    Out += R.Text;
-    At = R.Offset + R.Length;
-  }
-  return Out + Buf.slice(At, E).str();
 }
 
 } // namespace
@@ -487,8 +466,9 @@ void DelinearizePass::run(PassContext &PC) {
 
   // Both branches run the rest with its effects under astra_valid; the 3-D
   // branch also reads the coordinates where the code divided idx. A wrap
-  // and a read may start at one offset (render puts the insertion first).
-  std::vector<Repl> Grid3Repl, Wrap;
+  // and a read may start at one offset (spliceText puts the insertion
+  // first).
+  std::vector<Splice> Grid3Repl, Wrap;
   for (size_t I = GuardAt + 1; I < Top.size(); ++I) {
     const Stmt *S = Top[I];
     if (!Wrapped[I])
@@ -521,6 +501,10 @@ void DelinearizePass::run(PassContext &PC) {
   // The statements between the index and the guard stay where the index
   // was declared (its line's indentation is kept for the first of them).
   std::string Middle = Buf.slice(*IdxE, *GB).ltrim().str();
+  std::optional<std::string> Rest3 = spliceText(Buf, *RB, *RE, Grid3Repl);
+  std::optional<std::string> RestFlat = spliceText(Buf, *RB, *RE, Wrap);
+  if (!Rest3 || !RestFlat)
+    return PC.refused(Loc, "two reads of the flat index overlap");
   std::string Cond = delinearizeCondition(Ap, Bp, Cp, Bx, By);
   std::string Text =
       Middle + "if (" + Cond + ") {\n" +
@@ -533,14 +517,14 @@ void DelinearizePass::run(PassContext &PC) {
       "    const " + IT + " " + Idx->getName().str() + " = (" + IT +
       ")(((long long)blockIdx.z * " + Bp + " + " + Yc + ") * " + Ap + " + " +
       Xc + ");\n    " +
-      render(Buf, *RB, *RE, Grid3Repl) + "\n  } else {\n" +
+      *Rest3 + "\n  } else {\n" +
       "    if (!((" + NT + ") > 0))\n      return;\n" +
       "    const long long astra_flat = (long long)blockIdx.x * (blockDim.x * "
       "blockDim.y) + (threadIdx.y * blockDim.x + threadIdx.x);\n"
       "    const bool astra_valid = astra_flat < (" + NT + ");\n" +
       "    const " + IT + " " + Idx->getName().str() + " = (" + IT +
       ")(astra_flat < (" + NT + ") ? astra_flat : (" + NT + ") - 1);\n    " +
-      render(Buf, *RB, *RE, Wrap) + "\n  }";
+      *RestFlat + "\n  }";
   std::vector<TextEdit> Out;
   Out.push_back({SM.getComposedLoc(File, *IdxB), *RE - *IdxB, Text});
 

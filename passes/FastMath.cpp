@@ -22,8 +22,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "FastMath.h"
-#include "HelperReach.h"
-#include "PassSupport.h"
+#include "utils/HelperReach.h"
+#include "utils/PassSupport.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"

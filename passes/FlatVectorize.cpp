@@ -34,9 +34,10 @@
 //===----------------------------------------------------------------------===//
 #include "FlatVectorize.h"
 
-#include "GridStride.h"
-#include "Hoist.h"
-#include "PassSupport.h"
+#include "utils/CudaIdioms.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
+#include "utils/SourceText.h"
 
 #include "clang/AST/ParentMap.h"
 #include "clang/AST/RecursiveASTVisitor.h"

@@ -25,8 +25,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "GridCoarsen.h"
-#include "GridStride.h"
-#include "PassSupport.h"
+#include "utils/CudaIdioms.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
 
 #include "astra/Spec/Spec.h"
 
@@ -189,7 +190,7 @@ private:
       if (const VarDecl *I = gridStrideVar(F))
         return visitLoop(F, I);
     if (const auto *E = dyn_cast<Expr>(S)) {
-      std::string B = cudaBuiltinIndex(E);
+      std::string B = builtinRef(E->IgnoreParenImpCasts()).name();
       if (B == "blockIdx.x" || B == "gridDim.x")
         return fail(E->getBeginLoc(),
                     B + " is read outside the start and step of a "
@@ -254,21 +255,19 @@ void GridCoarsenPass::run(PassContext &PC) {
                               "too"))
     return;
 
-  std::vector<const FunctionDecl *> Defs = concreteDefinitions(FD);
-  if (Defs.empty())
+  std::vector<KernelBody> Bodies = kernelBodies(FD);
+  if (neverInstantiated(Bodies))
     return PC.refused(Loc, "a template never instantiated: its code cannot "
                            "be checked");
   int64_t VecWidth = 0;
-  for (const FunctionDecl *D : Defs) {
+  for (const KernelBody &KB : Bodies) {
+    const FunctionDecl *D = KB.FD;
     BodyCheck BC(PC);
     std::string Why = BC.check(D->getBody());
     if (!Why.empty())
-      return PC.refused(BC.At.isValid() ? BC.At : Loc,
-                        Why + (D != FD ? " (in " +
-                                             instantiationName(
-                                                 D, PC.langOpts()) +
-                                             ")"
-                                       : std::string()));
+      return PC.refused(
+          BC.At.isValid() ? BC.At : Loc,
+          Why + (D != FD ? " (in " + KB.Label + ")" : std::string()));
     int64_t W = vectorWidth(D, Ctx);
     if (W > 0)
       VecWidth = VecWidth ? std::min(VecWidth, W) : W;

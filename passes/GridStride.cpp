@@ -19,6 +19,11 @@
 //===----------------------------------------------------------------------===//
 #include "GridStride.h"
 
+#include "utils/CudaIdioms.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
+#include "utils/SourceText.h"
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -33,561 +38,6 @@ using namespace clang;
 using namespace llvm;
 
 namespace astra {
-namespace cudaidiom {
-
-//===----------------------------------------------------------------------===//
-// Shared recognizers
-//===----------------------------------------------------------------------===//
-
-const Expr *stripIntCasts(const Expr *E) {
-  while (E) {
-    E = E->IgnoreParens();
-    const auto *CE = dyn_cast<CastExpr>(E);
-    if (!CE)
-      return E;
-    CastKind K = CE->getCastKind();
-    if (K != CK_IntegralCast && K != CK_NoOp && K != CK_LValueToRValue)
-      return E;
-    if (!CE->getType()->isIntegerType() && K != CK_LValueToRValue &&
-        K != CK_NoOp)
-      return E;
-    E = CE->getSubExpr();
-  }
-  return E;
-}
-
-static BuiltinRef matchProperty(const MSPropertyRefExpr *P) {
-  BuiltinRef R;
-  const Expr *Base = P->getBaseExpr()->IgnoreImpCasts();
-  if (const auto *OVE = dyn_cast<OpaqueValueExpr>(Base))
-    Base = OVE->getSourceExpr() ? OVE->getSourceExpr()->IgnoreImpCasts()
-                                : Base;
-  const auto *DRE = dyn_cast<DeclRefExpr>(Base);
-  if (!DRE)
-    return R;
-  const auto *V = dyn_cast<VarDecl>(DRE->getDecl());
-  // Only CUDA's own variables (type __cuda_builtin_*_t), not a user's
-  // variable that happens to be called blockIdx.
-  if (!V || !StringRef(V->getType().getAsString())
-                   .starts_with("const __cuda_builtin_"))
-    return R;
-  StringRef Prop = P->getPropertyDecl()->getName();
-  if (Prop.size() != 1 || Prop[0] < 'x' || Prop[0] > 'z')
-    return R;
-  R.Var = StringSwitch<Builtin>(V->getName())
-              .Case("threadIdx", Builtin::ThreadIdx)
-              .Case("blockIdx", Builtin::BlockIdx)
-              .Case("blockDim", Builtin::BlockDim)
-              .Case("gridDim", Builtin::GridDim)
-              .Default(Builtin::None);
-  R.Dim = Prop[0];
-  return R;
-}
-
-BuiltinRef matchBuiltin(const Expr *E) {
-  E = stripIntCasts(E);
-  if (!E)
-    return {};
-  if (const auto *POE = dyn_cast<PseudoObjectExpr>(E))
-    E = POE->getSyntacticForm()->IgnoreParens();
-  if (const auto *P = dyn_cast<MSPropertyRefExpr>(E))
-    return matchProperty(P);
-  return {};
-}
-
-static bool isBuiltin(const Expr *E, Builtin V, char Dim) {
-  BuiltinRef R = matchBuiltin(E);
-  return R.Var == V && R.Dim == Dim;
-}
-
-/// Whether \p E is a product of the built-ins \p A and \p B (either order).
-static bool isProductOf(const Expr *E, Builtin A, Builtin B) {
-  const auto *Mul = dyn_cast_or_null<BinaryOperator>(stripIntCasts(E));
-  if (!Mul || Mul->getOpcode() != BO_Mul)
-    return false;
-  const Expr *L = Mul->getLHS(), *R = Mul->getRHS();
-  return (isBuiltin(L, A, 'x') && isBuiltin(R, B, 'x')) ||
-         (isBuiltin(L, B, 'x') && isBuiltin(R, A, 'x'));
-}
-
-namespace {
-class BuiltinFinder : public RecursiveASTVisitor<BuiltinFinder> {
-public:
-  BuiltinFinder(Builtin V, char Dim) : V(V), Dim(Dim) {}
-  bool VisitMSPropertyRefExpr(MSPropertyRefExpr *P) {
-    BuiltinRef R = matchProperty(P);
-    if (R.Var == V && (Dim == 0 || R.Dim == Dim)) {
-      Found = P;
-      return false;
-    }
-    return true;
-  }
-  Builtin V;
-  char Dim;
-  const Expr *Found = nullptr;
-};
-} // namespace
-
-bool usesBuiltin(const Stmt *S, Builtin V, char Dim, const Expr **At) {
-  if (!S)
-    return false;
-  BuiltinFinder F(V, Dim);
-  F.TraverseStmt(const_cast<Stmt *>(S));
-  if (At)
-    *At = F.Found;
-  return F.Found != nullptr;
-}
-
-bool isGlobalThreadIndex(const Expr *E, std::string *Why) {
-  const auto *Add = dyn_cast_or_null<BinaryOperator>(stripIntCasts(E));
-  if (Add && Add->getOpcode() == BO_Add) {
-    const Expr *L = Add->getLHS(), *R = Add->getRHS();
-    if (isBuiltin(R, Builtin::ThreadIdx, 'x') &&
-        isProductOf(L, Builtin::BlockIdx, Builtin::BlockDim))
-      return true;
-    if (isBuiltin(L, Builtin::ThreadIdx, 'x') &&
-        isProductOf(R, Builtin::BlockIdx, Builtin::BlockDim))
-      return true;
-  }
-  if (Why) {
-    for (char D : {'y', 'z'})
-      for (Builtin B : {Builtin::BlockIdx, Builtin::ThreadIdx})
-        if (usesBuiltin(E, B, D)) {
-          *Why = std::string("the index uses ") +
-                 (B == Builtin::BlockIdx ? "blockIdx." : "threadIdx.") + D +
-                 "; only the x dimension is turned into a loop";
-          return false;
-        }
-    *Why = "the index is not blockIdx.x * blockDim.x + threadIdx.x";
-  }
-  return false;
-}
-
-bool isGridStrideStep(const Expr *E) {
-  return isProductOf(E, Builtin::BlockDim, Builtin::GridDim);
-}
-
-static bool startsWithAny(StringRef Name, ArrayRef<StringRef> Prefixes) {
-  for (StringRef P : Prefixes)
-    if (Name.starts_with(P))
-      return true;
-  return false;
-}
-
-bool isCollectiveName(StringRef Name) {
-  static const StringRef Prefixes[] = {
-      "__syncthreads", "__syncwarp",     "__shfl",       "__ballot",
-      "__any_sync",    "__all_sync",     "__uni_sync",   "__activemask",
-      "__match_",      "__reduce_",      "__barrier",    "__nvvm_bar",
-      "__nvvm_shfl",   "__nvvm_vote",    "__nvvm_match", "__nvvm_redux",
-      "__fns",         "__nvvm_barrier", "__elect"};
-  return Name == "__any" || Name == "__all" || startsWithAny(Name, Prefixes);
-}
-
-static bool inNamespace(const Decl *D, StringRef NS) {
-  for (const DeclContext *C = D->getDeclContext(); C; C = C->getParent())
-    if (const auto *N = dyn_cast<NamespaceDecl>(C))
-      if (N->getName() == NS)
-        return true;
-  return false;
-}
-
-namespace {
-/// Walks a statement and the bodies of the functions it calls (user code,
-/// a bounded depth), calling Check on every node.
-template <typename Derived>
-class CalleeWalker : public RecursiveASTVisitor<Derived> {
-public:
-  explicit CalleeWalker(const SourceManager &SM) : SM(SM) {}
-  bool shouldVisitLambdaBody() const { return true; }
-
-  bool VisitCallExpr(CallExpr *E) {
-    const FunctionDecl *Callee = E->getDirectCallee();
-    if (!Callee || Depth >= 8)
-      return true;
-    const FunctionDecl *Def = nullptr;
-    if (!Callee->hasBody(Def) || SM.isInSystemHeader(Def->getLocation()))
-      return true;
-    if (!Visited.insert(Def).second)
-      return true;
-    ++Depth;
-    bool Continue = static_cast<Derived *>(this)->TraverseStmt(Def->getBody());
-    --Depth;
-    return Continue;
-  }
-
-  std::string at(SourceLocation Loc) const {
-    return makePos(SM, Loc).str();
-  }
-
-  const SourceManager &SM;
-  unsigned Depth = 0;
-  SmallPtrSet<const FunctionDecl *, 8> Visited;
-  std::string Found;
-};
-
-class CollectiveFinder : public CalleeWalker<CollectiveFinder> {
-public:
-  using CalleeWalker::CalleeWalker;
-  bool VisitCallExpr(CallExpr *E) {
-    std::string Name;
-    const FunctionDecl *Callee = E->getDirectCallee();
-    if (Callee) {
-      Name = Callee->getNameAsString();
-      if (inNamespace(Callee, "cooperative_groups")) {
-        Found = "calls cooperative_groups::" + Name + " at " +
-                at(E->getBeginLoc());
-        return false;
-      }
-    } else if (const auto *ULE = dyn_cast<UnresolvedLookupExpr>(
-                   E->getCallee()->IgnoreImplicit())) {
-      Name = ULE->getName().getAsString();
-    }
-    if (isCollectiveName(Name)) {
-      Found = "calls " + Name + " at " + at(E->getBeginLoc());
-      return false;
-    }
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(E))
-      if (const CXXMethodDecl *M = MC->getMethodDecl())
-        if (M->getName() == "sync") {
-          Found = "calls .sync() at " + at(E->getBeginLoc());
-          return false;
-        }
-    return CalleeWalker::VisitCallExpr(E);
-  }
-  bool VisitAsmStmt(AsmStmt *S) {
-    if (AllowVectorRed && isVectorRedAsm(S))
-      return true;
-    Found = "contains inline asm at " + at(S->getBeginLoc()) +
-            " (it may synchronize)";
-    return false;
-  }
-  bool AllowVectorRed = false;
-};
-
-class SharedFinder : public CalleeWalker<SharedFinder> {
-public:
-  using CalleeWalker::CalleeWalker;
-  bool VisitVarDecl(VarDecl *V) {
-    if (V->hasAttr<CUDASharedAttr>()) {
-      Found = "declares __shared__ '" + V->getNameAsString() + "' at " +
-              at(V->getLocation());
-      return false;
-    }
-    return true;
-  }
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
-    if (const auto *V = dyn_cast<VarDecl>(E->getDecl()))
-      if (V->hasAttr<CUDASharedAttr>()) {
-        Found = "uses __shared__ '" + V->getNameAsString() + "' at " +
-                at(E->getBeginLoc());
-        return false;
-      }
-    return true;
-  }
-};
-
-class RefFinder : public RecursiveASTVisitor<RefFinder> {
-public:
-  explicit RefFinder(const VarDecl *V) : V(V) {}
-  bool shouldVisitLambdaBody() const { return true; }
-  bool VisitDeclRefExpr(DeclRefExpr *E) {
-    if (E->getDecl() == V)
-      Refs.push_back(E);
-    return true;
-  }
-  const VarDecl *V;
-  std::vector<const DeclRefExpr *> Refs;
-};
-
-class VarAtLocation : public RecursiveASTVisitor<VarAtLocation> {
-public:
-  explicit VarAtLocation(SourceLocation Loc) : Loc(Loc) {}
-  bool VisitVarDecl(VarDecl *V) {
-    if (V->getLocation() == Loc) {
-      Found = V;
-      return false;
-    }
-    return true;
-  }
-  SourceLocation Loc;
-  const VarDecl *Found = nullptr;
-};
-} // namespace
-
-std::string findCollective(const Stmt *S, const SourceManager &SM,
-                           bool AllowVectorRed) {
-  CollectiveFinder F(SM);
-  F.AllowVectorRed = AllowVectorRed;
-  F.TraverseStmt(const_cast<Stmt *>(S));
-  return F.Found;
-}
-
-std::string vectorRedAsm(unsigned Lanes) {
-  std::string Regs;
-  for (unsigned L = 0; L < Lanes; ++L)
-    Regs += (L ? ", %" : "%") + std::to_string(L + 1);
-  return "red.global.add.v" + std::to_string(Lanes) + ".f32 [%0], {" + Regs +
-         "};";
-}
-
-bool isVectorRedAsm(const Stmt *S) {
-  const auto *A = dyn_cast_or_null<GCCAsmStmt>(S);
-  if (!A || A->getNumOutputs() != 0)
-    return false;
-  std::string Asm = A->getAsmString();
-  return Asm == vectorRedAsm(4) || Asm == vectorRedAsm(2);
-}
-
-std::string findSharedMemory(const Stmt *S, const SourceManager &SM) {
-  SharedFinder F(SM);
-  F.TraverseStmt(const_cast<Stmt *>(S));
-  return F.Found;
-}
-
-std::vector<const DeclRefExpr *> referencesTo(const Stmt *S,
-                                              const VarDecl *V) {
-  RefFinder F(V);
-  F.TraverseStmt(const_cast<Stmt *>(S));
-  return F.Refs;
-}
-
-/// Whether passing an lvalue to a parameter of type \p T lets the callee
-/// change it.
-static bool bindsMutably(QualType T) {
-  return T->isReferenceType() && !T.getNonReferenceType().isConstQualified();
-}
-
-bool isModifyingUse(const DeclRefExpr *DRE, const ParentMap &PM) {
-  const Expr *E = DRE;
-  bool IsPointer = DRE->getType()->isPointerType();
-  while (true) {
-    const Stmt *P = PM.getParent(E);
-    if (!P)
-      return false;
-    if (isa<ParenExpr>(P)) {
-      E = cast<Expr>(P);
-      continue;
-    }
-    if (const auto *ICE = dyn_cast<ImplicitCastExpr>(P)) {
-      switch (ICE->getCastKind()) {
-      case CK_LValueToRValue:
-        return false;
-      case CK_ArrayToPointerDecay:
-        // a[k] goes on as a use of the array; any other decay hands out a
-        // pointer through which the elements may be written.
-        if (const auto *ASE =
-                dyn_cast_or_null<ArraySubscriptExpr>(PM.getParent(ICE));
-            ASE && ASE->getBase() == ICE) {
-          E = ASE;
-          continue;
-        }
-        return true;
-      case CK_NoOp:
-      case CK_UncheckedDerivedToBase:
-      case CK_DerivedToBase:
-        E = ICE;
-        continue;
-      default:
-        return false;
-      }
-    }
-    if (const auto *UO = dyn_cast<UnaryOperator>(P)) {
-      if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
-        return true;
-      return false;
-    }
-    if (const auto *BO = dyn_cast<BinaryOperator>(P))
-      return BO->isAssignmentOp() && BO->getLHS()->IgnoreParens() == E;
-    if (const auto *ME = dyn_cast<MemberExpr>(P)) {
-      // A field of a struct variable: writing it writes the variable.
-      if (ME->isArrow())
-        return false;
-      E = ME;
-      continue;
-    }
-    if (const auto *ASE = dyn_cast<ArraySubscriptExpr>(P)) {
-      // p[i] = v writes memory, not the pointer; a[i] = v writes array a.
-      if (IsPointer)
-        return false;
-      E = ASE;
-      continue;
-    }
-    if (const auto *MC = dyn_cast<CXXMemberCallExpr>(P)) {
-      if (MC->getImplicitObjectArgument()->IgnoreParenImpCasts() ==
-          E->IgnoreParenImpCasts()) {
-        const CXXMethodDecl *M = MC->getMethodDecl();
-        return !M || !M->isConst();
-      }
-    }
-    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(P)) {
-      if (OC->getNumArgs() > 0 && OC->getArg(0) == E) {
-        if (OC->isAssignmentOp() || OC->getOperator() == OO_PlusPlus ||
-            OC->getOperator() == OO_MinusMinus)
-          return true;
-        if (const auto *M =
-                dyn_cast_or_null<CXXMethodDecl>(OC->getDirectCallee()))
-          return !M->isConst();
-      }
-    }
-    if (const auto *CE = dyn_cast<CallExpr>(P)) {
-      const FunctionDecl *Callee = CE->getDirectCallee();
-      if (!Callee)
-        return true;
-      unsigned Shift = 0;
-      if (isa<CXXOperatorCallExpr>(CE) && isa<CXXMethodDecl>(Callee))
-        Shift = 1; // Argument 0 is the object.
-      for (unsigned I = Shift; I < CE->getNumArgs(); ++I)
-        if (CE->getArg(I) == E) {
-          unsigned PI = I - Shift;
-          if (PI < Callee->getNumParams())
-            return bindsMutably(Callee->getParamDecl(PI)->getType());
-          return false; // Variadic: passed by value.
-        }
-      return false;
-    }
-    if (const auto *CC = dyn_cast<CXXConstructExpr>(P)) {
-      const CXXConstructorDecl *Ctor = CC->getConstructor();
-      for (unsigned I = 0; I < CC->getNumArgs(); ++I)
-        if (CC->getArg(I) == E)
-          return I < Ctor->getNumParams() &&
-                 bindsMutably(Ctor->getParamDecl(I)->getType());
-      return false;
-    }
-    if (const auto *DS = dyn_cast<DeclStmt>(P)) {
-      for (const Decl *D : DS->decls())
-        if (const auto *V = dyn_cast<VarDecl>(D))
-          if (V->getInit() == E)
-            return bindsMutably(V->getType());
-      return false;
-    }
-    if (isa<LambdaExpr>(P))
-      return true; // Captured (possibly by reference).
-    if (isa<CXXForRangeStmt>(P))
-      return true; // Iterated by (possibly non-const) reference.
-    return false;
-  }
-}
-
-std::vector<const FunctionDecl *> concreteDefinitions(const FunctionDecl *FD) {
-  std::vector<const FunctionDecl *> Out;
-  const FunctionTemplateDecl *FTD = FD->getDescribedFunctionTemplate();
-  if (!FTD) {
-    if (FD->getBody())
-      Out.push_back(FD);
-    return Out;
-  }
-  for (const FunctionDecl *Spec : FTD->specializations()) {
-    // An explicit specialization has its own body, not the pattern's text.
-    if (Spec->getTemplateSpecializationKind() == TSK_ExplicitSpecialization)
-      continue;
-    if (Spec->getBody())
-      Out.push_back(Spec);
-  }
-  return Out;
-}
-
-const VarDecl *varAtSameLocation(const FunctionDecl *FD, const VarDecl *V) {
-  if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
-    unsigned I = P->getFunctionScopeIndex();
-    return I < FD->getNumParams() ? FD->getParamDecl(I) : nullptr;
-  }
-  VarAtLocation F(V->getLocation());
-  F.TraverseStmt(FD->getBody());
-  return F.Found;
-}
-
-/// The statement whose end is the end of \p S (the body of a loop, the last
-/// branch of an if, ...).
-static const Stmt *trailingStmt(const Stmt *S) {
-  while (true) {
-    const Stmt *Next = nullptr;
-    if (const auto *If = dyn_cast<IfStmt>(S))
-      Next = If->getElse() ? If->getElse() : If->getThen();
-    else if (const auto *F = dyn_cast<ForStmt>(S))
-      Next = F->getBody();
-    else if (const auto *W = dyn_cast<WhileStmt>(S))
-      Next = W->getBody();
-    else if (const auto *R = dyn_cast<CXXForRangeStmt>(S))
-      Next = R->getBody();
-    else if (const auto *Sw = dyn_cast<SwitchStmt>(S))
-      Next = Sw->getBody();
-    else if (const auto *L = dyn_cast<LabelStmt>(S))
-      Next = L->getSubStmt();
-    if (!Next)
-      return S;
-    S = Next;
-  }
-}
-
-SourceLocation endOfStatement(const Stmt *S, const SourceManager &SM,
-                              const LangOptions &LO) {
-  const Stmt *T = trailingStmt(S);
-  SourceLocation End = SM.getExpansionRange(T->getEndLoc()).getEnd();
-  if (isa<CompoundStmt>(T))
-    return Lexer::getLocForEndOfToken(End, 0, SM, LO);
-  Token Tok;
-  if (!Lexer::getRawToken(End, Tok, SM, LO, /*IgnoreWhiteSpace=*/true) &&
-      Tok.is(tok::semi))
-    return Tok.getEndLoc();
-  std::optional<Token> Next = Lexer::findNextToken(End, SM, LO);
-  if (Next && Next->is(tok::semi))
-    return Next->getEndLoc();
-  return SourceLocation();
-}
-
-std::optional<std::string> lineIndent(SourceLocation Loc,
-                                      const SourceManager &SM) {
-  Loc = SM.getExpansionLoc(Loc);
-  auto [FID, Offset] = SM.getDecomposedLoc(Loc);
-  bool Invalid = false;
-  StringRef Buf = SM.getBufferData(FID, &Invalid);
-  if (Invalid || Offset > Buf.size())
-    return std::nullopt;
-  // StringRef::rfind looks at [0, Offset): a newline just before Loc counts.
-  size_t Start = Buf.rfind('\n', Offset);
-  Start = Start == StringRef::npos ? 0 : Start + 1;
-  StringRef Before = Buf.slice(Start, Offset);
-  if (Before.find_first_not_of(" \t") != StringRef::npos)
-    return std::nullopt;
-  return Before.str();
-}
-
-std::string reindent(StringRef Text, StringRef Indent) {
-  if (Text.contains("\\\n") || Text.contains("R\""))
-    return Text.str();
-  std::string Out;
-  Out.reserve(Text.size() + Indent.size() * 8);
-  for (size_t I = 0; I < Text.size(); ++I) {
-    Out += Text[I];
-    if (Text[I] != '\n')
-      continue;
-    size_t J = I + 1;
-    while (J < Text.size() && (Text[J] == ' ' || Text[J] == '\t'))
-      ++J;
-    if (J < Text.size() && Text[J] != '\n' && Text[J] != '\r')
-      Out += Indent;
-  }
-  return Out;
-}
-
-std::string instantiationName(const FunctionDecl *D, const LangOptions &LO) {
-  std::string S;
-  raw_string_ostream OS(S);
-  D->getNameForDiagnostic(OS, PrintingPolicy(LO), /*Qualified=*/false);
-  return S;
-}
-
-bool refersTo(const Expr *E, const VarDecl *V) {
-  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(stripIntCasts(E));
-  return DRE && DRE->getDecl() == V;
-}
-
-} // namespace cudaidiom
-
-//===----------------------------------------------------------------------===//
-// The pass
-//===----------------------------------------------------------------------===//
 
 using namespace cudaidiom;
 
@@ -757,8 +207,8 @@ public:
           usesBuiltin(R, Builtin::GridDim, 'x', &At)) {
         Loc = At->getBeginLoc();
         return std::string("the guarded code reads ") +
-               (isBuiltin(At, Builtin::BlockIdx, 'x') ? "blockIdx.x"
-                                                      : "gridDim.x") +
+               (matchBuiltin(At).is(Builtin::BlockIdx, 'x') ? "blockIdx.x"
+                                                            : "gridDim.x") +
                " besides the index; in a grid-stride loop a block also "
                "handles other blocks' elements";
       }
@@ -892,8 +342,8 @@ void GridStridePass::run(PassContext &PC) {
   const LangOptions &LO = PC.langOpts();
   ASTContext &Ctx = PC.astContext();
 
-  std::vector<const FunctionDecl *> Defs = concreteDefinitions(FD);
-  if (Defs.empty()) {
+  std::vector<KernelBody> Bodies = kernelBodies(FD);
+  if (neverInstantiated(Bodies)) {
     PC.refused(FD->getLocation(),
                "the template is never instantiated in this file, so the "
                "calls in its body cannot be checked");
@@ -903,7 +353,8 @@ void GridStridePass::run(PassContext &PC) {
   // Find and check the site in every version of the kernel that exists; the
   // text to edit is the same for all (they share source locations).
   Site S;
-  for (const FunctionDecl *D : Defs) {
+  for (const KernelBody &KB : Bodies) {
+    const FunctionDecl *D = KB.FD;
     GridStrideChecker C(D, SM);
     Site DS;
     SourceLocation Loc;
@@ -914,11 +365,11 @@ void GridStridePass::run(PassContext &PC) {
     }
     if (!Why.empty()) {
       if (D != FD)
-        Why += " (in " + instantiationName(D, LO) + ")";
+        Why += " (in " + KB.Label + ")";
       PC.refused(Loc, Why);
       return;
     }
-    if (D == Defs.front())
+    if (D == Bodies.front().FD)
       S = DS;
   }
 
@@ -980,8 +431,11 @@ void GridStridePass::run(PassContext &PC) {
   // Early-return form: the rest of the body becomes the loop body, in one
   // replacement (re-indented) so that no half of the edit can land alone.
   const auto *B = cast<CompoundStmt>(FD->getBody());
-  std::string Indent = lineIndent(S.Decl->getBeginLoc(), SM).value_or("");
-  std::optional<std::string> BraceIndent = lineIndent(B->getRBracLoc(), SM);
+  SourceLocation DeclLoc = S.Decl->getBeginLoc();
+  std::string Indent = startsLine(DeclLoc, SM) ? lineIndent(DeclLoc, SM) : "";
+  std::optional<std::string> BraceIndent;
+  if (startsLine(B->getRBracLoc(), SM))
+    BraceIndent = lineIndent(B->getRBracLoc(), SM);
   std::string Unit = "  ";
   if (BraceIndent && Indent.size() > BraceIndent->size() &&
       StringRef(Indent).starts_with(*BraceIndent))

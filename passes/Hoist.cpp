@@ -46,10 +46,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Hoist.h"
-#include "GridStride.h"
-#include "HelperReach.h"
-#include "PassSupport.h"
 #include "astra/Analysis/PointerAccess.h"
+#include "utils/CudaIdioms.h"
+#include "utils/HelperReach.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
+#include "utils/SourceText.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -66,46 +68,9 @@
 
 using namespace clang;
 using namespace llvm;
+using namespace astra::cudaidiom;
 
 namespace astra {
-
-std::string freshIdentifier(const ASTContext &Ctx, StringRef Base,
-                            const std::set<std::string> &Taken) {
-  std::string Name = Base.str();
-  for (unsigned I = 1; Ctx.Idents.find(Name) != Ctx.Idents.end() ||
-                       Taken.count(Name);
-       ++I)
-    Name = (Base + Twine(I)).str();
-  return Name;
-}
-
-SourceLocation afterStatement(const PassContext &PC, const Stmt *S) {
-  const SourceManager &SM = PC.sourceManager();
-  const LangOptions &LO = PC.langOpts();
-  while (S) {
-    if (const auto *F = dyn_cast<ForStmt>(S))
-      S = F->getBody();
-    else if (const auto *W = dyn_cast<WhileStmt>(S))
-      S = W->getBody();
-    else if (const auto *I = dyn_cast<IfStmt>(S))
-      S = I->getElse() ? I->getElse() : I->getThen();
-    else if (const auto *A = dyn_cast<AttributedStmt>(S))
-      S = A->getSubStmt();
-    else if (const auto *L = dyn_cast<LabelStmt>(S))
-      S = L->getSubStmt();
-    else if (const auto *C = dyn_cast<CompoundStmt>(S))
-      return Lexer::getLocForEndOfToken(C->getRBracLoc(), 0, SM, LO);
-    else if (const auto *D = dyn_cast<DoStmt>(S))
-      return Lexer::findLocationAfterToken(D->getRParenLoc(), tok::semi, SM,
-                                           LO, false);
-    else if (isa<DeclStmt>(S) || isa<NullStmt>(S))
-      return Lexer::getLocForEndOfToken(S->getEndLoc(), 0, SM, LO);
-    else
-      return Lexer::findLocationAfterToken(S->getEndLoc(), tok::semi, SM, LO,
-                                           false);
-  }
-  return SourceLocation();
-}
 
 namespace {
 
@@ -758,7 +723,7 @@ private:
       return U->isArgumentType() && U->getArgumentType()->isVariablyModifiedType()
                ? ExprInfo()
                : known();
-    if (!cudaBuiltinIndex(E).empty())
+    if (builtinRef(E->IgnoreParenImpCasts()))
       return known();
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {
       const ValueDecl *D = DRE->getDecl();
@@ -1010,8 +975,8 @@ private:
     const auto *CA = dyn_cast<CompoundAssignOperator>(Inc->IgnoreParens());
     if (!CA || CA->getOpcode() != BO_AddAssign)
       return false;
-    cudaidiom::BuiltinRef B = cudaidiom::matchBuiltin(CA->getRHS());
-    return cudaidiom::isGridStrideStep(CA->getRHS()) ||
+    BuiltinRef B = matchBuiltin(CA->getRHS());
+    return isGridStrideStep(CA->getRHS()) ||
            (B.Var == cudaidiom::Builtin::BlockDim && B.Dim == 'x');
   }
 
@@ -1383,10 +1348,7 @@ void hoistBodies(PassContext &PC, const std::vector<KernelBody> &Bodies,
   }
   for (const Stmt *L : LoopOrder) {
     auto [Outer, Wrap] = A0.placement(L);
-    std::string Indent =
-        Lexer::getIndentationForLine(SM.getExpansionLoc(Outer->getBeginLoc()),
-                                     SM)
-            .str();
+    std::string Indent = lineIndent(Outer->getBeginLoc(), SM);
     std::vector<std::string> Decls;
     std::vector<TextEdit> Edits;
     bool Ok = true;
@@ -1423,8 +1385,8 @@ void hoistBodies(PassContext &PC, const std::vector<KernelBody> &Bodies,
       for (const std::string &D : Decls)
         Text += " " + D;
       Text += "\n" + Indent;
-      std::optional<TextEdit> Close =
-          makeInsertBefore(PC, afterStatement(PC, Outer), " }");
+      std::optional<TextEdit> Close = makeInsertBefore(
+          PC, endOfStatement(Outer, PC.sourceManager(), PC.langOpts()), " }");
       Ok &= Close.has_value();
       if (Close)
         Edits.push_back(*Close);

@@ -16,24 +16,7 @@
 
 #include "astra/Rewrite/Pass.h"
 
-#include <set>
-#include <string>
-
 namespace astra {
-
-/// An identifier that occurs nowhere in the translation unit (Ctx.Idents
-/// holds every identifier the lexer saw, macros and system headers
-/// included) and is not in \p Taken: Base, Base1, Base2, ... A declaration
-/// with such a name can neither shadow nor be shadowed by a user's name.
-/// Shared by the passes that declare new variables (hoist, warp-reduce).
-std::string freshIdentifier(const clang::ASTContext &Ctx, llvm::StringRef Base,
-                            const std::set<std::string> &Taken = {});
-
-/// Just past the last character of \p S, including the `;` that ends an
-/// expression, return or do-while statement (not part of the Stmt's source
-/// range). Invalid when that text comes from a macro.
-clang::SourceLocation afterStatement(const PassContext &PC,
-                                     const clang::Stmt *S);
 
 class HoistPass : public Pass {
 public:

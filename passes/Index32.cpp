@@ -32,9 +32,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Index32.h"
-#include "PassSupport.h"
 #include "astra/Spec/LaunchSpace.h"
 #include "astra/Spec/Spec.h"
+#include "utils/CudaIdioms.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"
@@ -297,7 +299,7 @@ public:
                                          : Wide(V.getZExtValue()));
       }
     }
-    std::string B = cudaBuiltinIndex(E);
+    std::string B = cudaidiom::builtinRef(E->IgnoreParenImpCasts()).name();
     if (!B.empty())
       return builtin(B);
     if (const auto *DRE = dyn_cast<DeclRefExpr>(E)) {

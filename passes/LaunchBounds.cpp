@@ -19,7 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LaunchBounds.h"
-#include "PassSupport.h"
+#include "utils/PassSupport.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"

@@ -19,9 +19,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Ldg.h"
-#include "HelperReach.h"
-#include "PassSupport.h"
 #include "astra/Analysis/PointerAccess.h"
+#include "utils/HelperReach.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/ParentMap.h"

@@ -20,7 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "RestrictConst.h"
-#include "PassSupport.h"
+#include "utils/PassSupport.h"
 #include "astra/Analysis/PointerAccess.h"
 
 #include "clang/AST/DeclTemplate.h"

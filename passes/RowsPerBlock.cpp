@@ -37,8 +37,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "RowsPerBlock.h"
-#include "GridStride.h"
-#include "PassSupport.h"
+#include "utils/CudaIdioms.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
 
 #include "astra/Spec/LaunchTuning.h"
 #include "astra/Spec/Spec.h"
@@ -109,9 +110,9 @@ std::optional<BlockStrideLoop> matchBlockStride(const ForStmt *F,
       return std::nullopt;
   }
   const auto *Inc = dyn_cast_or_null<CompoundAssignOperator>(F->getInc());
-  if (!Inc || Inc->getOpcode() != BO_AddAssign ||
-      !refersTo(Inc->getLHS(), V) ||
-      cudaBuiltinIndex(stripIntCasts(Inc->getRHS())) != "blockDim.x")
+  if (!Inc || Inc->getOpcode() != BO_AddAssign || !refersTo(Inc->getLHS(), V) ||
+      !builtinRef(stripIntCasts(Inc->getRHS())->IgnoreParenImpCasts())
+           .is(Builtin::BlockDim, 'x'))
     return std::nullopt;
   const auto *Cond = dyn_cast_or_null<BinaryOperator>(
       F->getCond() ? F->getCond()->IgnoreParenImpCasts() : nullptr);
@@ -156,8 +157,8 @@ private:
   /// A const local copy of threadIdx.x (`const int tid = threadIdx.x;`).
   bool isThreadXCopy(const VarDecl *V) const {
     return V && V->isLocalVarDecl() && V->getInit() &&
-           cudaBuiltinIndex(V->getInit()->IgnoreParenImpCasts()) ==
-               "threadIdx.x" &&
+           builtinRef(V->getInit()->IgnoreParenImpCasts())
+               .is(Builtin::ThreadIdx, 'x') &&
            V->getType()->isIntegerType() && !mayModify(Current->getBody(), V);
   }
 
@@ -233,7 +234,7 @@ private:
         return;
       }
     if (const auto *E = dyn_cast<Expr>(S)) {
-      std::string B = cudaBuiltinIndex(E);
+      std::string B = builtinRef(E->IgnoreParenImpCasts()).name();
       if (B == "blockIdx.x") {
         if (Current != Kernel)
           return fail(E->getBeginLoc(),
@@ -346,17 +347,17 @@ void RowsPerBlockPass::run(PassContext &PC) {
     }
   }
 
-  std::vector<const FunctionDecl *> Defs = concreteDefinitions(FD);
-  if (Defs.empty())
+  std::vector<KernelBody> Bodies = kernelBodies(FD);
+  if (neverInstantiated(Bodies))
     return PC.refused(Loc, "a template never instantiated: its code cannot "
                            "be checked");
   const SourceManager &SM = PC.sourceManager();
   std::vector<const Expr *> Reads;
   int64_t VecWidth = 0;
-  for (const FunctionDecl *D : Defs) {
+  for (const KernelBody &KB : Bodies) {
+    const FunctionDecl *D = KB.FD;
     auto Suffix = [&]() {
-      return D != FD ? " (in " + instantiationName(D, PC.langOpts()) + ")"
-                     : std::string();
+      return D != FD ? " (in " + KB.Label + ")" : std::string();
     };
     std::string C = findCollective(D->getBody(), SM);
     if (!C.empty())

@@ -31,7 +31,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ShapeSplit.h"
-#include "PassSupport.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
+#include "utils/SourceText.h"
 
 #include "astra/Spec/ShapeSplit.h"
 
@@ -246,7 +248,7 @@ void ShapeSplitPass::run(PassContext &PC) {
                                                     Y->getBeginLoc());
               });
     std::string Copies;
-    std::string Indent = lineIndent(PC, B), Unit = "  ";
+    std::string Indent = lineIndent(B, PC.sourceManager()), Unit = "  ";
     for (const VarDecl *V : Locals) {
       auto Ps = Ctx.getParents(*V);
       const DeclStmt *DS = Ps.size() == 1 ? Ps[0].get<DeclStmt>() : nullptr;

@@ -70,8 +70,11 @@
 //===----------------------------------------------------------------------===//
 #include "SmemTile.h"
 
-#include "GridStride.h"
-#include "PassSupport.h"
+#include "astra/Support/TextSplice.h"
+#include "utils/CudaIdioms.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
+#include "utils/SourceText.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ParentMap.h"
@@ -885,7 +888,7 @@ void SmemTilePass::run(PassContext &PC) {
   if (!LoopBodyText)
     return refuse("the k loop's body is not plain file text");
   unsigned LOff = SM.getFileOffset(LBegin);
-  std::vector<std::tuple<unsigned, unsigned, std::string>> Edits;
+  std::vector<Splice> Edits;
   auto edit = [&](const Expr *E, std::string Text) {
     CharSourceRange CR = Lexer::makeFileCharRange(
         CharSourceRange::getTokenRange(E->getSourceRange()), SM, LO);
@@ -895,7 +898,7 @@ void SmemTilePass::run(PassContext &PC) {
              En = SM.getFileOffset(CR.getEnd());
     if (B < LOff || En > LOff + LoopBodyText->size())
       return false;
-    Edits.emplace_back(B - LOff, En - B, std::move(Text));
+    Edits.push_back({B - LOff, En - B, std::move(Text)});
     return true;
   };
   PrintingPolicy PP(LO);
@@ -920,18 +923,10 @@ void SmemTilePass::run(PassContext &PC) {
     for (const ArraySubscriptExpr *U : M.Accs[N].Uses)
       if (!edit(U, "astra_acc" + std::to_string(N)))
         return refuse("an access of the k loop comes from a macro expansion");
-  std::stable_sort(Edits.begin(), Edits.end(), [](const auto &A, const auto &B) {
-    return std::get<0>(A) < std::get<0>(B);
-  });
-  std::string NewBody;
-  unsigned Pos = 0;
-  for (const auto &[Off, Len, Text] : Edits) {
-    if (Off < Pos)
-      return refuse("internal error: overlapping edits of the k loop");
-    NewBody += LoopBodyText->substr(Pos, Off - Pos) + Text;
-    Pos = Off + Len;
-  }
-  NewBody += LoopBodyText->substr(Pos);
+  std::optional<std::string> NewBody =
+      spliceText(*LoopBodyText, std::move(Edits));
+  if (!NewBody)
+    return refuse("internal error: overlapping edits of the k loop");
 
   auto CondText = tokText(M.Guard->getCond()->getSourceRange());
   auto BoundText = tokText(M.Bound->getSourceRange());
@@ -939,10 +934,11 @@ void SmemTilePass::run(PassContext &PC) {
   if (!CondText || !BoundText || !GuardText)
     return refuse("the guard or the loop's bound is not plain file text");
   std::string Nb = "(" + *BoundText + ")";
-  std::string LoopIndent = lineIndent(PC, M.Loop->getBeginLoc());
+  std::string LoopIndent =
+      lineIndent(M.Loop->getBeginLoc(), PC.sourceManager());
   std::string KName = M.K->getNameAsString();
 
-  std::string In = lineIndent(PC, Loc);
+  std::string In = lineIndent(Loc, PC.sourceManager());
   std::string Out;
   auto line = [&](unsigned Depth, const Twine &S) {
     Out += In + std::string(2 * Depth, ' ') + S.str() + "\n";
@@ -969,7 +965,7 @@ void SmemTilePass::run(PassContext &PC) {
     Out += "\n";
   };
   auto indentOf = [&](const Stmt *S) {
-    return lineIndent(PC, S->getBeginLoc());
+    return lineIndent(S->getBeginLoc(), PC.sourceManager());
   };
 
   // Header.
@@ -1076,11 +1072,11 @@ void SmemTilePass::run(PassContext &PC) {
   Out += "#pragma unroll\n";
   line(5, "for (" + KDecl + KName + " = astra_k0; " + KName + " < astra_k0 + " +
               T + "; " + KName + "++)");
-  block(isa<CompoundStmt>(LB) ? 5 : 6, NewBody, LoopIndent, 5);
+  block(isa<CompoundStmt>(LB) ? 5 : 6, *NewBody, LoopIndent, 5);
   line(4, "} else {");
   line(5, "for (" + KDecl + KName + " = astra_k0; " + KName + " < " + Nb +
               "; " + KName + "++)");
-  block(isa<CompoundStmt>(LB) ? 5 : 6, NewBody, LoopIndent, 5);
+  block(isa<CompoundStmt>(LB) ? 5 : 6, *NewBody, LoopIndent, 5);
   line(4, "}");
   line(3, "}");
   line(3, "__syncthreads();");

@@ -39,9 +39,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "SmemTranspose.h"
-#include "Hoist.h"
-#include "PassSupport.h"
 #include "astra/Spec/Spec.h"
+#include "astra/Support/TextSplice.h"
+#include "utils/CudaIdioms.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
+#include "utils/SourceText.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
@@ -55,6 +58,7 @@
 
 using namespace clang;
 using namespace llvm;
+using namespace astra::cudaidiom;
 
 namespace astra {
 
@@ -111,7 +115,7 @@ bool BodyMatcher::pure(const Expr *E, bool Value) {
     BadWhy = std::move(Why);
     return false;
   };
-  if (!cudaBuiltinIndex(E).empty())
+  if (builtinRef(E->IgnoreParenImpCasts()))
     return true;
   if (isa<IntegerLiteral, FloatingLiteral, CXXBoolLiteralExpr,
           CharacterLiteral, UnaryExprOrTypeTraitExpr>(E))
@@ -223,7 +227,7 @@ std::optional<int64_t> BodyMatcher::eval(const Expr *E, int64_t Tx, int64_t Ty,
   return evalIntAt(
       E,
       [&](const Expr *L, unsigned D) -> std::optional<int64_t> {
-        std::string B = cudaBuiltinIndex(L);
+        std::string B = builtinRef(L->IgnoreParenImpCasts()).name();
         if (!B.empty()) {
           // Block (3, 5) of a 40 x 40 grid of 32 x 32 blocks: a point away
           // from every edge. The tile size does not change a stride.
@@ -382,7 +386,7 @@ void collectBuiltins(const Stmt *S, StringRef Name,
   if (!S)
     return;
   if (const auto *E = dyn_cast<Expr>(S))
-    if (cudaBuiltinIndex(E) == Name) {
+    if (builtinRef(E->IgnoreParenImpCasts()).name() == Name) {
       Out.push_back(E->getSourceRange());
       return;
     }
@@ -459,7 +463,8 @@ void SmemTransposePass::run(PassContext &PC) {
   // as edits (PassSupport's, which refuse macro text) of that text.
   const CompoundStmt *Body = M.Body;
   SourceLocation BeginLoc = Body->body_front()->getBeginLoc();
-  SourceLocation End = afterStatement(PC, Body->body_back());
+  SourceLocation End =
+      endOfStatement(Body->body_back(), PC.sourceManager(), PC.langOpts());
   if (!PC.isEditable(Body->getSourceRange()) || BeginLoc.isMacroID() ||
       End.isInvalid() || End.isMacroID() ||
       SM.getFileID(BeginLoc) != SM.getFileID(End)) {
@@ -471,31 +476,18 @@ void SmemTransposePass::run(PassContext &PC) {
   StringRef Text =
       SM.getBufferData(SM.getFileID(BeginLoc)).slice(Begin, EndOff);
 
-  /// An edit of the copied text: its offset in it.
-  struct Edit {
-    unsigned Off, Len;
-    std::string Text;
+  // Edits of the copied text (offsets in it).
+  auto apply = [&](std::vector<Splice> Edits) {
+    return spliceText(Text, std::move(Edits));
   };
-  auto apply = [&](std::vector<Edit> Edits) -> std::optional<std::string> {
-    llvm::sort(Edits, [](const Edit &A, const Edit &B) { return A.Off < B.Off; });
-    std::string Out;
-    unsigned Pos = 0;
-    for (const Edit &E : Edits) {
-      if (E.Off < Pos || E.Off + E.Len > Text.size())
-        return std::nullopt;
-      Out += Text.slice(Pos, E.Off).str() + E.Text;
-      Pos = E.Off + E.Len;
-    }
-    return Out + Text.substr(Pos).str();
-  };
-  auto local = [&](SourceRange R) -> std::optional<Edit> {
+  auto local = [&](SourceRange R) -> std::optional<Splice> {
     std::optional<TextEdit> T = makeTokenEdit(PC, R, "");
     if (!T || SM.getFileID(T->Begin) != SM.getFileID(BeginLoc))
       return std::nullopt;
     unsigned Off = SM.getFileOffset(T->Begin);
     if (Off < Begin || Off + T->Length > EndOff)
       return std::nullopt;
-    return Edit{Off - Begin, T->Length, ""};
+    return Splice{Off - Begin, T->Length, ""};
   };
 
   auto LhsE = local(M.Lhs->getSourceRange());
@@ -506,7 +498,7 @@ void SmemTransposePass::run(PassContext &PC) {
   }
   LhsE->Text = std::string(TileName) + "[threadIdx.y][threadIdx.x]";
   RhsE->Text = std::string(TileName) + "[threadIdx.x][threadIdx.y]";
-  std::vector<Edit> Phase2 = {*RhsE};
+  std::vector<Splice> Phase2 = {*RhsE};
   for (StringRef From : {"threadIdx.x", "threadIdx.y"}) {
     std::vector<SourceRange> Uses;
     for (const Stmt *S : Body->body())
@@ -518,7 +510,7 @@ void SmemTransposePass::run(PassContext &PC) {
                              "macro");
         return;
       }
-      if (E->Off >= RhsE->Off && E->Off < RhsE->Off + RhsE->Len)
+      if (E->Offset >= RhsE->Offset && E->Offset < RhsE->Offset + RhsE->Length)
         continue; // The value is read from the tile in phase 2.
       E->Text = From == "threadIdx.x" ? "threadIdx.y" : "threadIdx.x";
       Phase2.push_back(*E);

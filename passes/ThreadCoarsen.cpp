@@ -40,8 +40,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "ThreadCoarsen.h"
-#include "GridStride.h"
-#include "PassSupport.h"
+#include "astra/Support/TextSplice.h"
+#include "utils/CudaIdioms.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
+#include "utils/SourceText.h"
 
 #include "astra/Spec/LaunchTuning.h"
 
@@ -748,20 +751,14 @@ void ThreadCoarsenPass::run(PassContext &PC) {
   });
   FileID File = SM.getFileID(SM.getFileLoc(FD->getLocation()));
   StringRef Buf = SM.getBufferData(File);
-  // \p [B, E) of the file with the edits inside it applied.
+  // \p [B, E) of the file with the edits inside it applied (not the
+  // braces around the copies, which enclose statements).
+  std::vector<Splice> Inner;
+  for (const Edit &Ed : Edits)
+    if (Ed.Order >= 2)
+      Inner.push_back({Ed.Offset, Ed.Length, Ed.Text});
   auto Render = [&](unsigned B, unsigned E) {
-    std::string Out;
-    unsigned At = B;
-    for (const Edit &Ed : Edits) {
-      if (Ed.Offset < B || Ed.Offset > E || (Ed.Length && Ed.Offset >= E) ||
-          Ed.Order < 2)
-        continue;
-      Out += Buf.slice(At, Ed.Offset).str();
-      Out += Ed.Text;
-      At = Ed.Offset + Ed.Length;
-    }
-    Out += Buf.slice(At, E).str();
-    return Out;
+    return spliceText(Buf, B, E, Inner);
   };
   PrintingPolicy Policy = Ctx.getPrintingPolicy();
   Policy.SuppressTagKeyword = true;
@@ -791,7 +788,12 @@ void ThreadCoarsenPass::run(PassContext &PC) {
         unsigned IB = SM.getFileOffset(Init->getBeginLoc());
         unsigned IE = SM.getFileOffset(Lexer::getLocForEndOfToken(
             Init->getEndLoc(), 0, SM, PC.langOpts()));
-        InitText = Render(IB, IE);
+        std::optional<std::string> R = Render(IB, IE);
+        if (!R)
+          return PC.refused(V->getLocation(), "two rewrites in the "
+                                              "initializer of '" +
+                                                  Name + "' overlap");
+        InitText = std::move(*R);
       }
       if (!Text.empty())
         Text += " ";

@@ -20,8 +20,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Unroll.h"
-#include "HelperReach.h"
-#include "PassSupport.h"
+#include "utils/CudaIdioms.h"
+#include "utils/HelperReach.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/ExprCXX.h"
@@ -33,6 +35,7 @@
 
 using namespace clang;
 using namespace llvm;
+using namespace astra::cudaidiom;
 
 namespace astra {
 
@@ -92,7 +95,8 @@ public:
     if (!S)
       return false;
     if (const auto *E = dyn_cast<Expr>(S)) {
-      if (StringRef(cudaBuiltinIndex(E)).starts_with("threadIdx"))
+      if (builtinRef(E->IgnoreParenImpCasts()).Var ==
+          cudaidiom::Builtin::ThreadIdx)
         return found(S, Culprit);
       if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
         if (const auto *V = dyn_cast<VarDecl>(DRE->getDecl()))

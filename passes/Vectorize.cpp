@@ -64,9 +64,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Vectorize.h"
-#include "GridStride.h"
-#include "PassSupport.h"
 #include "astra/Analysis/PointerAccess.h"
+#include "utils/CudaIdioms.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
+#include "utils/SourceText.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/ExprCXX.h"
@@ -151,11 +153,6 @@ std::string parseOptions(const PassOptions &PO, Options &O) {
   return "";
 }
 
-bool isBuiltinX(const Expr *E, Builtin B) {
-  BuiltinRef R = matchBuiltin(E);
-  return R.Var == B && R.Dim == 'x';
-}
-
 /// Library functions with effects beyond their value (or that read
 /// per-thread state), which an element loop must not reorder or repeat.
 bool isImpureLibraryName(StringRef N) {
@@ -188,7 +185,7 @@ bool matchHeader(const ForStmt *FS, const FunctionDecl *FD, LoopPlan &P,
   if (!Inc || Inc->getOpcode() != BO_AddAssign)
     return false;
   const Expr *Step = Inc->getRHS();
-  bool BlockStep = isBuiltinX(Step, Builtin::BlockDim);
+  bool BlockStep = matchBuiltin(Step).is(Builtin::BlockDim, 'x');
   bool GridStep = isGridStrideStep(Step);
   if (!BlockStep && !GridStep)
     return false;
@@ -211,7 +208,7 @@ bool matchHeader(const ForStmt *FS, const FunctionDecl *FD, LoopPlan &P,
   P.Step = Step;
   // The start may be a copy of the thread index (`const int tid =
   // threadIdx.x;`, never changed).
-  if (BlockStep && (isBuiltinX(P.Start, Builtin::ThreadIdx) ||
+  if (BlockStep && (matchBuiltin(P.Start).is(Builtin::ThreadIdx, 'x') ||
                     readsBuiltinIndex(P.Start, "threadIdx.x", FD))) {
     P.Kind = LoopKind::Block;
   } else if (GridStep && isGlobalThreadIndex(P.Start)) {
@@ -1913,8 +1910,8 @@ void VectorizePass::run(PassContext &PC) {
     PC.refused(FD->getLocation(), W);
     return;
   }
-  std::vector<const FunctionDecl *> Defs = concreteDefinitions(FD);
-  if (Defs.empty()) {
+  std::vector<KernelBody> Bodies = kernelBodies(FD);
+  if (neverInstantiated(Bodies)) {
     PC.refused(FD->getLocation(),
                "the template is never instantiated in this file, so its "
                "element types are unknown");
@@ -1926,7 +1923,8 @@ void VectorizePass::run(PassContext &PC) {
   std::map<unsigned, std::vector<LoopResult>> Results;
   std::vector<unsigned> Order;
   std::map<unsigned, std::string> Skipped; ///< Generated loops.
-  for (const FunctionDecl *D : Defs) {
+  for (const KernelBody &KB : Bodies) {
+    const FunctionDecl *D = KB.FD;
     LoopAnalyzer A(Ctx, D, Opt);
     struct Loops : RecursiveASTVisitor<Loops> {
       std::vector<const ForStmt *> Found;
@@ -1967,7 +1965,7 @@ void VectorizePass::run(PassContext &PC) {
       if (!Results.count(Key))
         Order.push_back(Key);
       if (D != FD && !R.Why.empty())
-        R.Why += " (in " + instantiationName(D, PC.langOpts()) + ")";
+        R.Why += " (in " + KB.Label + ")";
       Results[Key].push_back(std::move(R));
     }
   }
@@ -1985,7 +1983,7 @@ void VectorizePass::run(PassContext &PC) {
         return !Found;
       }
     } IF;
-    IF.TraverseStmt(Defs.front()->getBody());
+    IF.TraverseStmt(Bodies.front().FD->getBody());
     if (IF.Found)
       Hint = "; it processes one element per thread: run grid-stride first "
              "(--passes=grid-stride,vectorize)";
@@ -2003,7 +2001,7 @@ void VectorizePass::run(PassContext &PC) {
     for (const LoopResult &R : Rs)
       if (!R.Why.empty() && !Bad)
         Bad = &R;
-    if (!Bad && Rs.size() != Defs.size()) {
+    if (!Bad && Rs.size() != Bodies.size()) {
       PC.refused(Loc, "the loop is not a stride loop in every instantiation");
       continue;
     }
@@ -2042,10 +2040,10 @@ void VectorizePass::run(PassContext &PC) {
     }
     std::string Msg =
         std::string(Plan.Kind == LoopKind::Block ? "block" : "grid") +
-        "-stride loop over '" + Plan.J->getNameAsString() + "': " +
-        std::to_string(Opt.Bytes) + "-byte vector accesses to " +
+        "-stride loop over '" + Plan.J->getNameAsString() +
+        "': " + std::to_string(Opt.Bytes) + "-byte vector accesses to " +
         join(Ptrs, ", ") + " (" +
-        (Defs.size() == 1 && Defs.front() == FD
+        (Bodies.size() == 1 && Bodies.front().FD == FD
              ? std::to_string(Plan.Vec) + " elements"
              : std::to_string(Opt.Bytes) + " bytes of the smallest element "
                                            "type") +

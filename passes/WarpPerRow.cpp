@@ -31,9 +31,10 @@
 //===----------------------------------------------------------------------===//
 #include "WarpPerRow.h"
 
-#include "GridStride.h"
-#include "PassSupport.h"
-#include "RowCooperative.h"
+#include "utils/CudaIdioms.h"
+#include "utils/PassSupport.h"
+#include "utils/RowBody.h"
+#include "utils/SourceText.h"
 
 #include "astra/Spec/LaunchTuning.h"
 #include "astra/Spec/Spec.h"

@@ -49,8 +49,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "WarpReduce.h"
-#include "Hoist.h"
-#include "PassSupport.h"
+#include "utils/CudaIdioms.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
+#include "utils/SourceText.h"
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/AST/RecursiveASTVisitor.h"
@@ -65,6 +67,7 @@
 
 using namespace clang;
 using namespace llvm;
+using namespace astra::cudaidiom;
 
 namespace astra {
 
@@ -529,7 +532,9 @@ std::optional<TreeReduction> Matcher::match(const CompoundStmt *Block,
   bool FromBlockDim = false;
   if (const auto *BO = dyn_cast<BinaryOperator>(Start)) {
     std::optional<int64_t> K = constInt(Ctx, BO->getRHS());
-    FromBlockDim = cudaBuiltinIndex(BO->getLHS()) == "blockDim.x" && K &&
+    FromBlockDim = builtinRef(BO->getLHS()->IgnoreParenImpCasts())
+                       .is(cudaidiom::Builtin::BlockDim, 'x') &&
+                   K &&
                    ((BO->getOpcode() == BO_Div && *K == 2) ||
                     (BO->getOpcode() == BO_Shr && *K == 1));
   }
@@ -1093,13 +1098,15 @@ void voteOnBodies(PassContext &PC, SiteVotes &Votes, const Names &N,
         IdxElemText = arrayElementTypeText(PC, R.IdxShared);
       }
       SourceLocation Begin = R.Store->getBeginLoc();
-      SourceLocation End = afterStatement(PC, R.Last);
+      SourceLocation End =
+          endOfStatement(R.Last, PC.sourceManager(), PC.langOpts());
       std::optional<TextEdit> Edit;
       if (!ValueText.empty() && End.isValid() &&
           (!R.isArg() || !IdxValueText.empty()))
-        Edit = makeEdit(PC, CharSourceRange::getCharRange(Begin, End),
-                        emit(PC, R, N, ValueText, ElemText, IdxValueText,
-                             IdxElemText, lineIndent(PC, Begin)));
+        Edit =
+            makeEdit(PC, CharSourceRange::getCharRange(Begin, End),
+                     emit(PC, R, N, ValueText, ElemText, IdxValueText,
+                          IdxElemText, lineIndent(Begin, PC.sourceManager())));
       if (!Edit) {
         Votes.reject(BI, Loc, Kind,
                      In + "the reduction's text comes from a macro "

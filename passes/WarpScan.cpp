@@ -46,14 +46,17 @@
 //
 //===----------------------------------------------------------------------===//
 #include "WarpScan.h"
-#include "Hoist.h"
-#include "PassSupport.h"
+#include "utils/CudaIdioms.h"
+#include "utils/Mutation.h"
+#include "utils/PassSupport.h"
+#include "utils/SourceText.h"
 
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/SourceManager.h"
 
 using namespace clang;
 using namespace llvm;
+using namespace astra::cudaidiom;
 
 namespace astra {
 
@@ -426,10 +429,10 @@ void WarpScanPass::run(PassContext &PC) {
                          "handled");
         continue;
       }
-      std::optional<TextEdit> Edit = makeTokenEdit(
-          PC, F->getSourceRange(),
-          emit(PC, *L, N, arrayElementTypeText(PC, L->Shared),
-               lineIndent(PC, F->getBeginLoc())));
+      std::optional<TextEdit> Edit =
+          makeTokenEdit(PC, F->getSourceRange(),
+                        emit(PC, *L, N, arrayElementTypeText(PC, L->Shared),
+                             lineIndent(F->getBeginLoc(), PC.sourceManager())));
       if (!Edit) {
         Votes.reject(BI, Loc, Kind,
                      "the loop's text comes from a macro expansion; it "

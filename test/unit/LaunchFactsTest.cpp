@@ -1,7 +1,4 @@
-#include "astra/Config.h"
-#include "astra/Frontend/CompileCommands.h"
-#include "astra/Frontend/CudaParser.h"
-#include "astra/Frontend/CudaToolchain.h"
+#include "ParseCudaForTest.h"
 #include "astra/Frontend/KernelModel.h"
 #include "astra/Frontend/LaunchFacts.h"
 #include "astra/Spec/LaunchSpace.h"
@@ -10,32 +7,17 @@
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
 
-#include <cstdlib>
-
 using namespace astra;
 using namespace llvm;
 
 namespace {
-
-std::string cudaPath() {
-  if (const char *P = std::getenv("CUDA_PATH"))
-    return P;
-  return "/usr/local/cuda";
-}
 
 /// Parses \p Code as a .cu file (real clang, real CUDA headers) and keeps
 /// the AST for the test.
 class LaunchFactsTest : public ::testing::Test {
 protected:
   void parse(StringRef Code) {
-    CudaToolchain TC(cudaPath(), "sm_90", ASTRA_BUILD_RESOURCE_DIR);
-    auto CC = CompileCommands::create("", {"-std=c++17"});
-    ASSERT_TRUE(bool(CC)) << toString(CC.takeError());
-    auto Cmd = CC->deviceCommand("/launch-facts-test/k.cu", TC);
-    ASSERT_TRUE(bool(Cmd)) << toString(Cmd.takeError());
-    ParseOptions PO;
-    PO.Overlay["/launch-facts-test/k.cu"] = Code.str();
-    auto PF = parseCuda(*Cmd, PO);
+    auto PF = parseCudaForTest("/launch-facts-test/k.cu", Code);
     ASSERT_TRUE(bool(PF)) << toString(PF.takeError());
     File = std::move(*PF);
     Kernels = collectKernels(File->context());

@@ -29,10 +29,10 @@
 // (setEdits) and commits everything at once (commit).
 //
 //===----------------------------------------------------------------------===//
-#ifndef ASTRA_PASSES_HELPERREACH_H
-#define ASTRA_PASSES_HELPERREACH_H
+#ifndef ASTRA_PASSES_UTILS_HELPERREACH_H
+#define ASTRA_PASSES_UTILS_HELPERREACH_H
 
-#include "PassSupport.h"
+#include "utils/PassSupport.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"

@@ -36,8 +36,10 @@
 // never changes.
 //
 //===----------------------------------------------------------------------===//
-#include "HelperReach.h"
-#include "Hoist.h"
+#include "utils/HelperReach.h"
+#include "astra/Support/TextSplice.h"
+#include "utils/Mutation.h"
+#include "utils/SourceText.h"
 
 #include "clang/AST/DeclTemplate.h"
 #include "clang/AST/ExprCXX.h"
@@ -187,35 +189,6 @@ std::vector<unsigned> hostTokens(const SourceManager &SM,
     if (Eof)
       break;
   }
-  return Out;
-}
-
-/// Edits applied to a slice of a file: \p Base is the slice's offset.
-struct SliceEdit {
-  unsigned Offset, Length;
-  std::string Text;
-  unsigned Order;
-};
-
-std::string applyToSlice(StringRef Slice, unsigned Base,
-                         std::vector<SliceEdit> Edits) {
-  std::stable_sort(Edits.begin(), Edits.end(),
-                   [](const SliceEdit &A, const SliceEdit &B) {
-                     if (A.Offset != B.Offset)
-                       return A.Offset < B.Offset;
-                     if ((A.Length == 0) != (B.Length == 0))
-                       return A.Length == 0;
-                     return A.Order < B.Order;
-                   });
-  std::string Out;
-  unsigned Pos = 0;
-  for (const SliceEdit &E : Edits) {
-    unsigned Off = E.Offset - Base;
-    Out += Slice.slice(Pos, Off).str();
-    Out += E.Text;
-    Pos = Off + E.Length;
-  }
-  Out += Slice.substr(Pos).str();
   return Out;
 }
 
@@ -790,7 +763,8 @@ struct HelperReach::Impl {
   //===--- Commit -----------------------------------------------------===//
 
   /// The text of \p D with \p Edits applied (file edits inside it) and its
-  /// name and `__host__` edited; false when an edit falls outside it.
+  /// name and `__host__` edited; false when an edit falls outside it or
+  /// two overlap.
   bool cloneText(const FunctionDecl *D, const std::string &Name,
                  const std::vector<TextEdit> &Edits, std::string &Out) const {
     SourceLocation B = declBegin(SM, D);
@@ -799,25 +773,28 @@ struct HelperReach::Impl {
     auto [FID, BOff] = SM.getDecomposedLoc(B);
     unsigned EOff = SM.getFileOffset(E);
     StringRef Buf = SM.getBufferData(FID);
-    std::vector<SliceEdit> Slice;
+    std::vector<Splice> Slice;
     for (const TextEdit &T : Edits) {
       auto [TF, TOff] = SM.getDecomposedLoc(T.Begin);
       if (TF != FID || TOff < BOff || TOff + T.Length > EOff)
         return false;
-      Slice.push_back({TOff, T.Length, T.Text, unsigned(Slice.size())});
+      Slice.push_back({TOff, T.Length, T.Text});
     }
     unsigned NameOff = SM.getFileOffset(D->getLocation());
-    Slice.push_back({NameOff, unsigned(D->getName().size()), Name,
-                     unsigned(Slice.size())});
+    Slice.push_back({NameOff, unsigned(D->getName().size()), Name});
     for (unsigned H :
          hostTokens(SM, PC.langOpts(), B, D->getLocation())) {
       unsigned Len = 8; // "__host__"
       while (H + Len < Buf.size() && (Buf[H + Len] == ' ' ||
                                       Buf[H + Len] == '\t'))
         ++Len;
-      Slice.push_back({H, Len, "", unsigned(Slice.size())});
+      Slice.push_back({H, Len, ""});
     }
-    Out = applyToSlice(Buf.slice(BOff, EOff), BOff, std::move(Slice));
+    std::optional<std::string> Text =
+        spliceText(Buf, BOff, EOff, std::move(Slice));
+    if (!Text)
+      return false;
+    Out = std::move(*Text);
     return true;
   }
 

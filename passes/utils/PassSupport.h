@@ -11,12 +11,15 @@
 //    site (keyed by source location, which instantiations share with the
 //    pattern); a site is rewritten only when every instantiation accepts it
 //    with the same edits.
-//  - Small AST queries several passes need (CUDA builtin index variables,
-//    functions from system headers, barriers).
+//  - Small AST queries several passes need (functions from system headers,
+//    launch arguments, workload specs of a kernel, loop text).
+// CUDA's built-ins and barriers are in CudaIdioms.h, whether code changes a
+// variable in Mutation.h, where statements end and indentation in
+// SourceText.h.
 //
 //===----------------------------------------------------------------------===//
-#ifndef ASTRA_PASSES_PASSSUPPORT_H
-#define ASTRA_PASSES_PASSSUPPORT_H
+#ifndef ASTRA_PASSES_UTILS_PASSSUPPORT_H
+#define ASTRA_PASSES_UTILS_PASSSUPPORT_H
 
 #include "astra/Frontend/LaunchFacts.h"
 #include "astra/Rewrite/Pass.h"
@@ -85,7 +88,6 @@ private:
     unsigned Offset, Length;
     std::string Text;
     clang::SourceLocation Loc;
-    unsigned Order;
   };
   std::vector<Entry> Edits;
 };
@@ -97,10 +99,25 @@ struct KernelBody {
   std::string Label;
 };
 
-/// The instantiations of a template kernel that have bodies, or the kernel's
-/// own definition when it is not a template or is never instantiated (then
-/// type-dependent code stays unresolved and passes refuse it).
+/// The bodies a rewrite of \p FD is judged on: the instantiations of a
+/// function template that have bodies (explicit specializations have their
+/// own text and are left out), or \p FD itself when it is not a template or
+/// is never instantiated (then type-dependent code stays unresolved and
+/// passes refuse it; neverInstantiated tells that case).
 std::vector<KernelBody> kernelBodies(const clang::FunctionDecl *FD);
+
+/// Whether \p Bodies (kernelBodies) is the pattern of a template never
+/// instantiated: its calls and types are unresolved.
+bool neverInstantiated(const std::vector<KernelBody> &Bodies);
+
+/// `scale<float>`: how messages name one instantiation of a template.
+std::string instantiationName(const clang::FunctionDecl *D,
+                              const clang::LangOptions &LO);
+
+/// The variable that a statement at the same place in \p FD declares:
+/// maps a variable of an instantiation back to the template's pattern.
+const clang::VarDecl *varAtSameLocation(const clang::FunctionDecl *FD,
+                                        const clang::VarDecl *V);
 
 /// Collects each body's decision per site, then rewrites the sites every body
 /// accepts with identical edits.
@@ -136,10 +153,6 @@ private:
   std::map<std::pair<unsigned, std::string>, Site> Sites;
 };
 
-/// Which CUDA builtin index variable an expression reads, as "threadIdx.x",
-/// "blockDim.y", ...; empty when it is none of them.
-std::string cudaBuiltinIndex(const clang::Expr *E);
-
 /// True when \p FD is declared in a system header (the CUDA headers, clang's
 /// CUDA wrappers, libm), i.e. it is the library function and not a user
 /// function that happens to share its name.
@@ -169,11 +182,6 @@ std::optional<int64_t> evalIntAt(
     llvm::function_ref<std::optional<int64_t>(const clang::Expr *, unsigned)>
         Leaf,
     unsigned Depth = 0);
-
-/// True for calls that synchronize threads of a block or warp
-/// (__syncthreads*, __syncwarp, __barrier_sync, cooperative-groups sync(),
-/// bar/barrier inline asm).
-bool isBarrierCall(const clang::SourceManager &SM, const clang::Stmt *S);
 
 /// The launches of a kernel that this translation unit shows, with what
 /// the code proves about each (astra/Frontend/LaunchFacts.h).
@@ -206,12 +214,6 @@ bool refuseUnlessLaunchIsOwn(PassContext &PC,
 bool launchArgsMayAlias(const clang::CUDAKernelCallExpr *E, unsigned I,
                         unsigned J);
 
-/// The variable an lvalue names, through member accesses (`b.x` names `b`)
-/// and, with \p ThroughLocalArrays, subscripts of arrays (`a[i]` names `a`
-/// when `a` is an array, not a pointer); null when it is not a variable.
-const clang::VarDecl *lvalueVar(const clang::Expr *E,
-                                bool ThroughLocalArrays = false);
-
 /// A local of the thread itself: not __shared__, static, or a reference.
 bool isOwnLocal(const clang::VarDecl *V);
 
@@ -230,11 +232,6 @@ bool systemCallHasEffect(llvm::StringRef Name);
 /// return, goto, a break of a loop or switch around \p S and, with
 /// \p ContinueExits, a continue of a loop around it.
 const clang::Stmt *findEarlyExit(const clang::Stmt *S, bool ContinueExits);
-
-/// Whether \p S may change \p V: assigned (or a member of it), incremented,
-/// its address taken, bound to a non-const reference, passed as an lvalue to
-/// a call or a non-const method called on it.
-bool mayModify(const clang::Stmt *S, const clang::VarDecl *V);
 
 /// The expression as written in a launch's grid or block argument: through
 /// the implicit conversion to dim3 (an integer), or the dim3 itself.
@@ -297,26 +294,10 @@ std::vector<const KernelSpec *> specsOf(const PassOptions &O,
 const KernelSpec *specForBody(const std::vector<const KernelSpec *> &Specs,
                               llvm::StringRef Label);
 
-/// Whether \p E reads the CUDA builtin \p Builtin ("threadIdx.x"), directly
-/// or through a local integer variable of \p FD initialized to it and never
-/// changed (`const int tid = threadIdx.x;`).
-bool readsBuiltinIndex(const clang::Expr *E, llvm::StringRef Builtin,
-                       const clang::FunctionDecl *FD);
-
-/// The first read of threadIdx.y or threadIdx.z under \p S, with its name in
-/// \p What; invalid when there is none. Shared-memory idioms indexed by
-/// threadIdx.x alone (tree reductions, scans) assume a 1-D block.
-clang::SourceLocation findMultiDimIndex(const clang::Stmt *S,
-                                        std::string &What);
-
 /// The value of the integer constant expression \p E; nullopt when it is
 /// not one (or is value-dependent).
 std::optional<int64_t> constInt(const clang::ASTContext &Ctx,
                                 const clang::Expr *E);
-
-/// Whether \p S is a call of __syncthreads() (the plain block barrier the
-/// shared-memory idioms are written with).
-bool isSyncthreadsCall(const clang::Stmt *S);
 
 /// Whether values of type \p T move through one __shfl_*_sync: float,
 /// double and the 32- and 64-bit integers.
@@ -328,9 +309,6 @@ bool isShuffleElementType(clang::QualType T);
 /// many.
 int64_t vectorWidth(const clang::FunctionDecl *FD,
                     const clang::ASTContext &Ctx);
-
-/// The indentation of the line holding \p Loc (its expansion location).
-std::string lineIndent(const PassContext &PC, clang::SourceLocation Loc);
 
 /// The element type of the array variable \p V as written (`T` in a
 /// template, so that every instantiation's edit has the same text), else as

@@ -1,6 +1,10 @@
 //===- PassSupport.cpp ----------------------------------------------------===//
-#include "PassSupport.h"
-#include "GridStride.h"
+#include "utils/PassSupport.h"
+#include "astra/Support/TextSplice.h"
+#include "utils/CudaIdioms.h"
+#include "utils/Mutation.h"
+#include "utils/SourceText.h"
+
 #include "astra/Analysis/PointerAccess.h"
 #include "astra/Spec/Spec.h"
 
@@ -74,8 +78,7 @@ bool EditSet::addSite(const SourceManager &SM,
   std::vector<Entry> New;
   for (const TextEdit &E : Site) {
     auto [File, Offset] = SM.getDecomposedLoc(E.Begin);
-    New.push_back({File, Offset, E.Length, E.Text, E.Begin,
-                   unsigned(Edits.size() + New.size())});
+    New.push_back({File, Offset, E.Length, E.Text, E.Begin});
   }
   auto Overlap = [](const Entry &A, const Entry &B) {
     if (A.File != B.File)
@@ -100,17 +103,15 @@ bool EditSet::addSite(const SourceManager &SM,
 
 bool EditSet::commit(PassContext &PC) const {
   std::vector<Entry> Sorted = Edits;
-  // By file and offset; at one offset insertions first (in the order they
-  // were added), then the replacement that starts there.
+  // By file, then as text splices are applied (spliceBefore): by offset; at
+  // one offset insertions first, in the order they were added, then the
+  // replacement that starts there.
   std::stable_sort(Sorted.begin(), Sorted.end(),
                    [](const Entry &A, const Entry &B) {
                      if (A.File != B.File)
                        return A.File < B.File;
-                     if (A.Offset != B.Offset)
-                       return A.Offset < B.Offset;
-                     if ((A.Length == 0) != (B.Length == 0))
-                       return A.Length == 0;
-                     return A.Order < B.Order;
+                     return spliceBefore({A.Offset, A.Length, {}},
+                                         {B.Offset, B.Length, {}});
                    });
   bool Ok = true;
   for (size_t I = 0; I < Sorted.size();) {
@@ -146,6 +147,13 @@ std::vector<TextEdit> EditSet::edits() const {
 // Template votes
 //===----------------------------------------------------------------------===//
 
+std::string instantiationName(const FunctionDecl *D, const LangOptions &LO) {
+  std::string S;
+  raw_string_ostream OS(S);
+  D->getNameForDiagnostic(OS, PrintingPolicy(LO), /*Qualified=*/false);
+  return S;
+}
+
 std::vector<KernelBody> kernelBodies(const FunctionDecl *FD) {
   std::vector<KernelBody> Bodies;
   if (const FunctionTemplateDecl *FTD = FD->getDescribedFunctionTemplate()) {
@@ -155,17 +163,44 @@ std::vector<KernelBody> kernelBodies(const FunctionDecl *FD) {
       if (!Spec->getBody() || Spec->getTemplateSpecializationKind() ==
                                   TSK_ExplicitSpecialization)
         continue;
-      std::string Label;
-      raw_string_ostream OS(Label);
-      PrintingPolicy PP(Spec->getASTContext().getLangOpts());
-      PP.SuppressTagKeyword = true;
-      Spec->getNameForDiagnostic(OS, PP, /*Qualified=*/false);
-      Bodies.push_back({Spec, OS.str()});
+      Bodies.push_back(
+          {Spec, instantiationName(Spec, Spec->getASTContext().getLangOpts())});
     }
   }
   if (Bodies.empty())
     Bodies.push_back({FD, ""});
   return Bodies;
+}
+
+bool neverInstantiated(const std::vector<KernelBody> &Bodies) {
+  return Bodies.size() == 1 && Bodies.front().Label.empty() &&
+         Bodies.front().FD->getDescribedFunctionTemplate();
+}
+
+namespace {
+class VarAtLocation : public RecursiveASTVisitor<VarAtLocation> {
+public:
+  explicit VarAtLocation(SourceLocation Loc) : Loc(Loc) {}
+  bool VisitVarDecl(VarDecl *V) {
+    if (V->getLocation() == Loc) {
+      Found = V;
+      return false;
+    }
+    return true;
+  }
+  SourceLocation Loc;
+  const VarDecl *Found = nullptr;
+};
+} // namespace
+
+const VarDecl *varAtSameLocation(const FunctionDecl *FD, const VarDecl *V) {
+  if (const auto *P = dyn_cast<ParmVarDecl>(V)) {
+    unsigned I = P->getFunctionScopeIndex();
+    return I < FD->getNumParams() ? FD->getParamDecl(I) : nullptr;
+  }
+  VarAtLocation F(V->getLocation());
+  F.TraverseStmt(FD->getBody());
+  return F.Found;
 }
 
 void SiteVotes::accept(unsigned Body, SourceLocation Loc, StringRef Kind,
@@ -251,33 +286,6 @@ void SiteVotes::resolve(PassContext &PC, EditSet &ES) const {
 // AST queries
 //===----------------------------------------------------------------------===//
 
-std::string cudaBuiltinIndex(const Expr *E) {
-  if (!E)
-    return "";
-  E = E->IgnoreParenImpCasts();
-  const auto *POE = dyn_cast<PseudoObjectExpr>(E);
-  if (!POE)
-    return "";
-  const auto *PRE =
-      dyn_cast<MSPropertyRefExpr>(POE->getSyntacticForm()->IgnoreParens());
-  if (!PRE)
-    return "";
-  const Expr *Base = PRE->getBaseExpr()->IgnoreParenImpCasts();
-  if (const auto *OVE = dyn_cast<OpaqueValueExpr>(Base))
-    Base = OVE->getSourceExpr()->IgnoreParenImpCasts();
-  const auto *DRE = dyn_cast_or_null<DeclRefExpr>(Base);
-  if (!DRE)
-    return "";
-  StringRef Var = DRE->getDecl()->getName();
-  if (Var != "threadIdx" && Var != "blockIdx" && Var != "blockDim" &&
-      Var != "gridDim")
-    return "";
-  StringRef Field = PRE->getPropertyDecl()->getName();
-  if (Field != "x" && Field != "y" && Field != "z")
-    return "";
-  return (Var + "." + Field).str();
-}
-
 bool isSystemFunction(const SourceManager &SM, const FunctionDecl *FD) {
   if (!FD)
     return false;
@@ -318,7 +326,7 @@ evalIntAt(const Expr *E,
   E = E->IgnoreParens();
   if (const auto *IL = dyn_cast<IntegerLiteral>(E))
     return IL->getValue().getLimitedValue(INT64_MAX);
-  if (!cudaBuiltinIndex(E).empty())
+  if (cudaidiom::builtinRef(E->IgnoreParenImpCasts()))
     return Leaf(E, Depth);
   if (const auto *CE = dyn_cast<CastExpr>(E)) {
     if (!CE->getType()->isIntegerType())
@@ -364,87 +372,6 @@ evalIntAt(const Expr *E,
   return Leaf(E, Depth);
 }
 
-namespace {
-
-bool isBarrierName(StringRef N) {
-  return N.starts_with("__syncthreads") || N == "__syncwarp" ||
-         N == "__barrier_sync" || N.starts_with("__nvvm_bar") ||
-         N.starts_with("__nvvm_barrier") ||
-         N == "sync" || N == "barrier_wait" || N == "arrive_and_wait";
-}
-
-/// Whether a statement contains a barrier, looking into user functions it
-/// calls (a block reduction helper usually holds the __syncthreads()).
-class BarrierFinder : public RecursiveASTVisitor<BarrierFinder> {
-public:
-  BarrierFinder(const SourceManager &SM, unsigned Depth,
-                DenseMap<const FunctionDecl *, bool> &Memo)
-      : SM(SM), Depth(Depth), Memo(Memo) {}
-
-  bool VisitCallExpr(CallExpr *CE) {
-    if (callIsBarrier(CE)) {
-      Found = true;
-      return false;
-    }
-    return true;
-  }
-  bool VisitGCCAsmStmt(GCCAsmStmt *S) {
-    StringRef Asm = S->getAsmString();
-    if (Asm.contains("bar.") || Asm.contains("barrier"))
-      Found = true;
-    return !Found;
-  }
-
-  bool callIsBarrier(const CallExpr *CE) {
-    const FunctionDecl *FD = CE->getDirectCallee();
-    if (!FD) {
-      // Unresolved (dependent) call: judge by name.
-      if (const auto *ULE =
-              dyn_cast<UnresolvedLookupExpr>(CE->getCallee()->IgnoreImplicit()))
-        return isBarrierName(ULE->getName().getAsString());
-      if (const auto *ME = dyn_cast<CXXDependentScopeMemberExpr>(
-              CE->getCallee()->IgnoreImplicit()))
-        return isBarrierName(ME->getMember().getAsString());
-      return false;
-    }
-    if (FD->getIdentifier() && isBarrierName(FD->getName()))
-      return true;
-    if (isSystemFunction(SM, FD) || Depth >= 8)
-      return false;
-    const FunctionDecl *Def = nullptr;
-    if (!FD->hasBody(Def))
-      return false;
-    auto It = Memo.find(Def);
-    if (It != Memo.end())
-      return It->second;
-    Memo[Def] = false; // Recursion guard.
-    BarrierFinder Sub(SM, Depth + 1, Memo);
-    Sub.TraverseStmt(Def->getBody());
-    Memo[Def] = Sub.Found;
-    return Sub.Found;
-  }
-
-  const SourceManager &SM;
-  unsigned Depth;
-  DenseMap<const FunctionDecl *, bool> &Memo;
-  bool Found = false;
-};
-
-} // namespace
-
-bool isBarrierCall(const SourceManager &SM, const Stmt *S) {
-  DenseMap<const FunctionDecl *, bool> Memo;
-  BarrierFinder BF(SM, 0, Memo);
-  if (const auto *CE = dyn_cast_or_null<CallExpr>(S))
-    return BF.callIsBarrier(CE);
-  if (const auto *AS = dyn_cast_or_null<GCCAsmStmt>(S)) {
-    BF.VisitGCCAsmStmt(const_cast<GCCAsmStmt *>(AS));
-    return BF.Found;
-  }
-  return false;
-}
-
-
 bool launchArgsMayAlias(const CUDAKernelCallExpr *E, unsigned I, unsigned J) {
   auto BI = pointerBases(E->getArg(I));
   auto BJ = pointerBases(E->getArg(J));
@@ -456,118 +383,11 @@ bool launchArgsMayAlias(const CUDAKernelCallExpr *E, unsigned I, unsigned J) {
   return false;
 }
 
-const VarDecl *lvalueVar(const Expr *E, bool ThroughLocalArrays) {
-  while (E) {
-    E = E->IgnoreParenImpCasts();
-    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E);
-        AS && ThroughLocalArrays) {
-      const Expr *Base = AS->getBase()->IgnoreParenImpCasts();
-      if (!Base->getType()->isArrayType())
-        return nullptr;
-      E = Base;
-      continue;
-    }
-    if (const auto *ME = dyn_cast<MemberExpr>(E)) {
-      if (ME->isArrow())
-        return nullptr;
-      E = ME->getBase();
-      continue;
-    }
-    if (const auto *DRE = dyn_cast<DeclRefExpr>(E))
-      return dyn_cast<VarDecl>(DRE->getDecl());
-    return nullptr;
-  }
-  return nullptr;
-}
-
-bool mayModify(const Stmt *S, const VarDecl *V) {
-  if (!S)
-    return false;
-  if (const auto *BO = dyn_cast<BinaryOperator>(S))
-    if (BO->isAssignmentOp() && lvalueVar(BO->getLHS()) == V)
-      return true;
-  if (const auto *UO = dyn_cast<UnaryOperator>(S))
-    if ((UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf) &&
-        lvalueVar(UO->getSubExpr()) == V)
-      return true;
-  if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(S)) {
-    const CXXMethodDecl *MD = MCE->getMethodDecl();
-    if ((!MD || !MD->isConst()) &&
-        lvalueVar(MCE->getImplicitObjectArgument()) == V)
-      return true;
-  }
-  if (const auto *OCE = dyn_cast<CXXOperatorCallExpr>(S))
-    if (OCE->isAssignmentOp() && OCE->getNumArgs() &&
-        lvalueVar(OCE->getArg(0)) == V)
-      return true;
-  if (const auto *CE = dyn_cast<CallExpr>(S))
-    for (const Expr *A : CE->arguments())
-      if (A->isLValue() && lvalueVar(A) == V)
-        return true; // Possibly by non-const reference.
-  if (const auto *DS = dyn_cast<DeclStmt>(S))
-    for (const Decl *D : DS->decls())
-      if (const auto *RV = dyn_cast<VarDecl>(D))
-        if (RV->getType()->isReferenceType() &&
-            !RV->getType().getNonReferenceType().isConstQualified() &&
-            RV->getInit() && lvalueVar(RV->getInit()) == V)
-          return true;
-  if (const auto *L = dyn_cast<LambdaExpr>(S))
-    for (const LambdaCapture &C : L->captures())
-      if (C.capturesVariable() && C.getCaptureKind() == LCK_ByRef &&
-          C.getCapturedVar() == V)
-        return true;
-  for (const Stmt *C : S->children())
-    if (mayModify(C, V))
-      return true;
-  return false;
-}
-
-bool readsBuiltinIndex(const Expr *E, StringRef Builtin,
-                       const FunctionDecl *FD) {
-  if (!E)
-    return false;
-  E = E->IgnoreParenImpCasts();
-  if (cudaBuiltinIndex(E) == Builtin)
-    return true;
-  const auto *DRE = dyn_cast<DeclRefExpr>(E);
-  const auto *V = DRE ? dyn_cast<VarDecl>(DRE->getDecl()) : nullptr;
-  return V && V->hasLocalStorage() && !isa<ParmVarDecl>(V) &&
-         V->getType()->isIntegerType() && V->getInit() &&
-         cudaBuiltinIndex(V->getInit()->IgnoreParenImpCasts()) == Builtin &&
-         FD && !mayModify(FD->getBody(), V);
-}
-
-SourceLocation findMultiDimIndex(const Stmt *S, std::string &What) {
-  struct Finder : RecursiveASTVisitor<Finder> {
-    bool VisitPseudoObjectExpr(PseudoObjectExpr *E) {
-      std::string B = cudaBuiltinIndex(E);
-      if (B == "threadIdx.y" || B == "threadIdx.z") {
-        Found = E->getBeginLoc();
-        What = B;
-        return false;
-      }
-      return true;
-    }
-    SourceLocation Found;
-    std::string What;
-  } F;
-  F.TraverseStmt(const_cast<Stmt *>(S));
-  What = F.What;
-  return F.Found;
-}
-
 std::optional<int64_t> constInt(const ASTContext &Ctx, const Expr *E) {
   Expr::EvalResult R;
   if (!E || E->isValueDependent() || !E->EvaluateAsInt(R, Ctx))
     return std::nullopt;
   return R.Val.getInt().getExtValue();
-}
-
-bool isSyncthreadsCall(const Stmt *S) {
-  const auto *CE = dyn_cast_or_null<CallExpr>(S);
-  const FunctionDecl *FD = CE ? CE->getDirectCallee() : nullptr;
-  return FD && CE->getNumArgs() == 0 && FD->getIdentifier() &&
-         FD->getName() == "__syncthreads";
 }
 
 bool isShuffleElementType(QualType T) {
@@ -587,12 +407,6 @@ bool isShuffleElementType(QualType T) {
   default:
     return false;
   }
-}
-
-std::string lineIndent(const PassContext &PC, SourceLocation Loc) {
-  return Lexer::getIndentationForLine(
-             PC.sourceManager().getExpansionLoc(Loc), PC.sourceManager())
-      .str();
 }
 
 std::string arrayElementTypeText(const PassContext &PC, const VarDecl *V) {
@@ -840,7 +654,7 @@ configLocalReadElsewhere(ASTContext &Ctx, const Expr *Arg,
     }
   for (const VarDecl *V : Locals) {
     const auto *Host = cast<FunctionDecl>(V->getDeclContext());
-    for (const DeclRefExpr *R : cudaidiom::referencesTo(Host->getBody(), V)) {
+    for (const DeclRefExpr *R : referencesTo(Host->getBody(), V)) {
       // Up from the read: a configuration of one of the launches, or the
       // initializer of another of the locals, makes it one of theirs.
       bool Theirs = false;
@@ -1164,7 +978,7 @@ std::optional<LoopText> loopText(const PassContext &PC, const ForStmt *L,
                                  std::string &Why) {
   const SourceManager &SM = PC.sourceManager();
   const LangOptions &LO = PC.langOpts();
-  SourceLocation LoopEnd = cudaidiom::endOfStatement(L, SM, LO);
+  SourceLocation LoopEnd = endOfStatement(L, SM, LO);
   CharSourceRange Range = Lexer::makeFileCharRange(
       CharSourceRange::getTokenRange(L->getSourceRange()), SM, LO);
   if (L->getForLoc().isMacroID() || Range.isInvalid() ||
@@ -1190,14 +1004,17 @@ std::optional<LoopText> loopText(const PassContext &PC, const ForStmt *L,
     Why = "the loop's text is not in one piece in one file";
     return std::nullopt;
   }
-  T.Indent = cudaidiom::lineIndent(L->getForLoc(), SM).value_or("");
+  T.Indent =
+      startsLine(L->getForLoc(), SM) ? lineIndent(L->getForLoc(), SM) : "";
   T.Unit = "  ";
   if (const auto *CS = dyn_cast<CompoundStmt>(L->getBody()))
     if (!CS->body_empty())
-      if (auto BI = cudaidiom::lineIndent(CS->body_front()->getBeginLoc(), SM))
-        if (BI->size() > T.Indent.size() &&
-            StringRef(*BI).starts_with(T.Indent))
-          T.Unit = BI->substr(T.Indent.size());
+      if (SourceLocation BL = CS->body_front()->getBeginLoc();
+          startsLine(BL, SM)) {
+        std::string BI = lineIndent(BL, SM);
+        if (BI.size() > T.Indent.size() && StringRef(BI).starts_with(T.Indent))
+          T.Unit = BI.substr(T.Indent.size());
+      }
   return T;
 }
 
