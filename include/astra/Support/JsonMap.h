@@ -89,10 +89,18 @@ public:
       return;
     optional(Key, V);
   }
-  /// Written, never read (a version readers do not check).
+  /// Written, never read (a version readers do not check, a summary they
+  /// compute again).
   template <typename T> void writeOnly(llvm::StringRef Key, const T &V) {
     if (writing())
       W->field(Key, V);
+  }
+  void writeOnlyWith(llvm::StringRef Key,
+                     llvm::function_ref<void(JsonWriter &)> Write) {
+    if (writing()) {
+      W->key(Key);
+      Write(*W);
+    }
   }
   /// Member \p Key mapped by \p Fn (which writes the value, or reads
   /// value()), for what no mapJson overload says.
