@@ -17,7 +17,9 @@ namespace astra {
 
 /// The verdicts as jobs' results and reports spell them.
 static const std::pair<StringRef, Verdict> VerdictNames[] = {
-    {"pass", Verdict::Pass}, {"fail", Verdict::Fail}, {"error", Verdict::Error}};
+    {"pass", Verdict::Pass},
+    {"fail", Verdict::Fail},
+    {"error", Verdict::Error}};
 
 StringRef verdictName(Verdict V) {
   for (auto &[Name, X] : VerdictNames)

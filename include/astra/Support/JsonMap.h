@@ -42,7 +42,9 @@ namespace astra {
 /// \p Min" (also for a negative number read into an unsigned).
 struct JsonAtLeast {
   int64_t Min;
-  std::string message() const { return "must be at least " + std::to_string(Min); }
+  std::string message() const {
+    return "must be at least " + std::to_string(Min);
+  }
   template <typename T> std::string operator()(const T &V) const {
     bool Below = std::is_unsigned_v<T> ? Min > 0 && uint64_t(V) < uint64_t(Min)
                                        : int64_t(V) < Min;
