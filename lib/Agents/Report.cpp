@@ -208,14 +208,20 @@ void writeKernelReportJson(JsonWriter &W, const KernelReport &R) {
   W.objectEnd();
 }
 
+void mapRunInfoHeader(JsonIO &IO, RunInfo &Info) {
+  IO.required("tool", Info.ToolVersion);
+  IO.required("date", Info.Date);
+  IO.required("device", Info.Device);
+  IO.required("agents", Info.Agents);
+  IO.required("command", Info.Command);
+}
+
 std::string reportJson(const RunInfo &Info, const std::vector<KernelReport> &Rs) {
   JsonWriter W;
   W.objectBegin();
-  W.field("tool", Info.ToolVersion);
-  W.field("date", Info.Date);
-  W.field("device", Info.Device);
-  W.field("agents", Info.Agents);
-  W.field("command", Info.Command);
+  JsonIO IO(W);
+  RunInfo Header = Info;
+  mapRunInfoHeader(IO, Header);
   if (!Info.TimedCompiler.empty())
     W.field("timed_compiler", Info.TimedCompiler);
   if (Info.CopyBandwidthGBs > 0)

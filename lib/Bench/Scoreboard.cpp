@@ -3,6 +3,7 @@
 #include "astra/Spec/ShapeSplit.h"
 #include "astra/Support/FileIO.h"
 #include "astra/Support/Json.h"
+#include "astra/Support/JsonMap.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Format.h"
@@ -213,93 +214,6 @@ Scoreboard mergeScoreboards(const Scoreboard &Earlier,
   return SB;
 }
 
-Expected<StoredScoreboard> parseScoreboardJson(StringRef Text,
-                                               StringRef Path) {
-  JsonFieldReader R(Path);
-  rapidjson::Document D;
-  if (Error E = checkJsonNesting(Text))
-    return R.fail("<top>", toString(std::move(E)));
-  D.Parse(Text.data(), Text.size());
-  if (D.HasParseError() || !D.IsObject())
-    return R.fail("<top>", "not a scoreboard (invalid JSON or not an object)");
-  StoredScoreboard Out;
-  RunInfo &I = Out.Info;
-  for (auto [Key, Into] :
-       {std::pair<const char *, std::string *>{"tool", &I.ToolVersion},
-        {"date", &I.Date},
-        {"device", &I.Device},
-        {"agents", &I.Agents},
-        {"command", &I.Command}})
-    if (Error E = R.str(D, "", Key, *Into))
-      return E;
-  auto Kernels = D.FindMember("kernels");
-  auto Rows = D.FindMember("rows");
-  if (Kernels == D.MemberEnd() || !Kernels->value.IsArray() ||
-      Rows == D.MemberEnd() || !Rows->value.IsArray())
-    return R.fail("<top>", "'kernels' and 'rows' must be arrays");
-  for (const rapidjson::Value &K : Kernels->value.GetArray()) {
-    std::string F = "kernels[" + std::to_string(Out.Board.Kernels.size()) + "]";
-    KernelScore S;
-    for (auto [Key, Into] :
-         {std::pair<const char *, std::string *>{"suite", &S.Suite},
-          {"file", &S.File},
-          {"kernel", &S.Kernel}})
-      if (Error E = R.str(K, F, Key, *Into))
-        return E;
-    if (Error E = R.str(K, F, "error", S.Error, /*Required=*/false))
-      return E;
-    if (Error E = R.boolean(K, F, "ok", S.Ok, /*Required=*/true))
-      return E;
-    for (auto [Key, Into] :
-         {std::pair<const char *, double *>{"speedup", &S.Speedup},
-          {"min_speedup", &S.MinSpeedup},
-          {"roofline_after", &S.RooflineAfter}})
-      if (Error E = R.number(K, F, Key, *Into, /*Required=*/true))
-        return E;
-    if (Error E = R.optionalNumber(K, F, "vs_torch_compile", S.VsCompile))
-      return E;
-    if (Error E = R.optionalNumber(K, F, "weighted_speedup", S.WeightedSpeedup))
-      return E;
-    if (Error E = R.number(K, F, "file_seconds", S.FileSeconds,
-                           /*Required=*/false))
-      return E;
-    Out.Board.Kernels.push_back(std::move(S));
-  }
-  for (const rapidjson::Value &Row : Rows->value.GetArray()) {
-    std::string F = "rows[" + std::to_string(Out.Board.Rows.size()) + "]";
-    ScoreRow S;
-    for (auto [Key, Into] :
-         {std::pair<const char *, std::string *>{"suite", &S.Suite},
-          {"file", &S.File},
-          {"kernel", &S.Kernel},
-          {"shape", &S.Shape},
-          {"changes", &S.Changes}})
-      if (Error E = R.str(Row, F, Key, *Into))
-        return E;
-    for (auto [Key, Into] :
-         {std::pair<const char *, double *>{"baseline_us", &S.BaselineUs},
-          {"optimized_us", &S.OptimizedUs},
-          {"baseline_roofline", &S.BaselineRoofline},
-          {"optimized_roofline", &S.OptimizedRoofline}})
-      if (Error E = R.number(Row, F, Key, *Into, /*Required=*/true))
-        return E;
-    for (auto [Key, Into] :
-         {std::pair<const char *, bool *>{"verified", &S.Verified},
-          {"improved", &S.Improved}})
-      if (Error E = R.boolean(Row, F, Key, *Into, /*Required=*/true))
-        return E;
-    for (auto [Key, Into] :
-         {std::pair<const char *, std::optional<double> *>{"eager_us",
-                                                           &S.EagerUs},
-          {"compile_us", &S.CompileUs}})
-      if (Error E = R.optionalNumber(Row, F, Key, *Into))
-        return E;
-    Out.Board.Rows.push_back(std::move(S));
-  }
-  summarizeScoreboard(Out.Board);
-  return Out;
-}
-
 Expected<std::map<std::string, std::pair<double, double>>>
 loadTorchBaselines(StringRef Path) {
   auto Text = readFile(Path);
@@ -405,78 +319,98 @@ std::string scoreboardMarkdown(const Scoreboard &SB, const RunInfo &Info) {
   return Out;
 }
 
-std::string scoreboardJson(const Scoreboard &SB, const RunInfo &Info) {
-  JsonWriter W;
+static void writeSummary(JsonWriter &W, const ScoreSummary &S) {
   W.objectBegin();
-  W.field("tool", Info.ToolVersion);
-  W.field("date", Info.Date);
-  W.field("device", Info.Device);
-  W.field("agents", Info.Agents);
-  W.field("command", Info.Command);
-  W.key("summary");
-  W.objectBegin();
-  W.field("kernels", SB.Summary.Kernels);
-  W.field("geomean_speedup", SB.Summary.GeomeanSpeedup);
+  W.field("kernels", S.Kernels);
+  W.field("geomean_speedup", S.GeomeanSpeedup);
   W.key("fast_p");
   W.objectBegin();
-  for (const auto &[P, V] : SB.Summary.FastP)
+  for (const auto &[P, V] : S.FastP)
     W.field(f(P, "%.1f"), V);
   W.objectEnd();
-  W.field("mean_roofline_after", SB.Summary.MeanRooflineAfter);
-  W.field("slower_anywhere", SB.Summary.SlowerAnywhere);
-  if (SB.Summary.CompileCompared) {
-    W.field("at_least_torch_compile", *SB.Summary.AtLeastCompile);
-    W.field("torch_compile_compared", *SB.Summary.CompileCompared);
+  W.field("mean_roofline_after", S.MeanRooflineAfter);
+  W.field("slower_anywhere", S.SlowerAnywhere);
+  if (S.CompileCompared) {
+    W.field("at_least_torch_compile", *S.AtLeastCompile);
+    W.field("torch_compile_compared", *S.CompileCompared);
   }
-  if (SB.Summary.TimedFiles) {
-    W.field("bench_seconds", SB.Summary.BenchSeconds);
-    W.field("timed_files", SB.Summary.TimedFiles);
+  if (S.TimedFiles) {
+    W.field("bench_seconds", S.BenchSeconds);
+    W.field("timed_files", S.TimedFiles);
   }
   W.objectEnd();
-  W.key("kernels");
-  W.arrayBegin();
-  for (const KernelScore &K : SB.Kernels) {
-    W.objectBegin();
-    W.field("suite", K.Suite);
-    W.field("file", K.File);
-    W.field("kernel", K.Kernel);
-    W.field("ok", K.Ok);
-    if (!K.Error.empty())
-      W.field("error", K.Error);
-    W.field("speedup", K.Speedup);
-    W.field("min_speedup", K.MinSpeedup);
-    W.field("roofline_after", K.RooflineAfter);
-    W.field("vs_torch_compile", K.VsCompile);
-    if (K.WeightedSpeedup)
-      W.field("weighted_speedup", *K.WeightedSpeedup);
-    if (K.FileSeconds >= 0)
-      W.field("file_seconds", K.FileSeconds);
-    W.objectEnd();
-  }
-  W.arrayEnd();
-  W.key("rows");
-  W.arrayBegin();
-  for (const ScoreRow &R : SB.Rows) {
-    W.objectBegin();
-    W.field("suite", R.Suite);
-    W.field("file", R.File);
-    W.field("kernel", R.Kernel);
-    W.field("shape", R.Shape);
-    W.field("baseline_us", R.BaselineUs);
-    W.field("optimized_us", R.OptimizedUs);
-    W.field("speedup", R.speedup());
-    W.field("baseline_roofline", R.BaselineRoofline);
-    W.field("optimized_roofline", R.OptimizedRoofline);
-    W.field("verified", R.Verified);
-    W.field("improved", R.Improved);
-    W.field("changes", R.Changes);
-    W.field("eager_us", R.EagerUs);
-    W.field("compile_us", R.CompileUs);
-    W.objectEnd();
-  }
-  W.arrayEnd();
-  W.objectEnd();
-  return W.str();
+}
+
+static void mapJson(JsonIO &IO, KernelScore &K) {
+  IO.object([&] {
+    IO.required("suite", K.Suite);
+    IO.required("file", K.File);
+    IO.required("kernel", K.Kernel);
+    IO.required("ok", K.Ok);
+    IO.nonEmpty("error", K.Error);
+    IO.required("speedup", K.Speedup);
+    IO.required("min_speedup", K.MinSpeedup);
+    IO.required("roofline_after", K.RooflineAfter);
+    IO.optional("vs_torch_compile", K.VsCompile);
+    IO.nonEmpty("weighted_speedup", K.WeightedSpeedup);
+    if (IO.reading() || K.FileSeconds >= 0) // -1: not known.
+      IO.optional("file_seconds", K.FileSeconds);
+  });
+}
+
+static void mapJson(JsonIO &IO, ScoreRow &R) {
+  IO.object([&] {
+    IO.required("suite", R.Suite);
+    IO.required("file", R.File);
+    IO.required("kernel", R.Kernel);
+    IO.required("shape", R.Shape);
+    IO.required("baseline_us", R.BaselineUs);
+    IO.required("optimized_us", R.OptimizedUs);
+    IO.writeOnly("speedup", R.speedup());
+    IO.required("baseline_roofline", R.BaselineRoofline);
+    IO.required("optimized_roofline", R.OptimizedRoofline);
+    IO.required("verified", R.Verified);
+    IO.required("improved", R.Improved);
+    IO.required("changes", R.Changes);
+    IO.optional("eager_us", R.EagerUs);
+    IO.optional("compile_us", R.CompileUs);
+  });
+}
+
+/// scoreboard.json: the run, the summary (written for readers; computed
+/// again from the kernels when read), the kernels and their shape sets.
+static void mapJson(JsonIO &IO, StoredScoreboard &S) {
+  IO.object([&] {
+    mapRunInfoHeader(IO, S.Info);
+    IO.writeOnlyWith("summary", [&](JsonWriter &W) {
+      writeSummary(W, S.Board.Summary);
+    });
+    IO.required("kernels", S.Board.Kernels);
+    IO.required("rows", S.Board.Rows);
+  });
+}
+
+std::string scoreboardJson(const Scoreboard &SB, const RunInfo &Info) {
+  return writeJson(StoredScoreboard{SB, Info});
+}
+
+Expected<StoredScoreboard> parseScoreboardJson(StringRef Text,
+                                               StringRef Path) {
+  auto NotAScoreboard = [&](const Twine &Why) {
+    return createStringError(inconvertibleErrorCode(),
+                             Path + ": <top>: " + Why);
+  };
+  if (Error E = checkJsonNesting(Text))
+    return NotAScoreboard(toString(std::move(E)));
+  rapidjson::Document D;
+  D.Parse(Text.data(), Text.size());
+  if (D.HasParseError() || !D.IsObject())
+    return NotAScoreboard("not a scoreboard (invalid JSON or not an object)");
+  StoredScoreboard Out;
+  if (Error E = readJson(D, Path, Out))
+    return E;
+  summarizeScoreboard(Out.Board);
+  return Out;
 }
 
 static std::string xmlEscape(StringRef S) {

@@ -3,6 +3,7 @@
 #include "astra/Capture/CaptureFormat.h"
 #include "astra/Support/FileIO.h"
 #include "astra/Support/Json.h"
+#include "astra/Support/JsonMap.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -57,15 +58,34 @@ std::string Capture::blobPath(const CapturedArg &A) const {
   return std::string(P);
 }
 
+// The manifests and capture.json are written by the injection library and
+// by `capture` (no LLVM there); these mappings only read them.
+
 namespace {
 
-using JValue = rapidjson::Value;
+/// A grid, block or cluster: three non-negative integers.
+void readDims(JsonIO &IO, StringRef Key, int64_t (&Out)[3], bool Required) {
+  IO.member(Key, Required, [&] {
+    const rapidjson::Value &A = IO.value();
+    if (!A.IsArray() || A.Size() != 3 ||
+        !all_of(A.GetArray(),
+                [](const rapidjson::Value &X) { return X.IsUint64(); }))
+      return IO.fail("expected three non-negative integers");
+    for (unsigned I = 0; I < 3; ++I)
+      Out[I] = int64_t(A[I].GetUint64());
+  });
+}
+
+/// One parameter's (offset, size).
+struct ParamLayout {
+  uint64_t Offset = 0, Size = 0;
+};
 
 /// Reads one manifest into kernels keyed by symbol, merging configurations
 /// with those already read (another process of the same program).
 class ManifestReader {
 public:
-  ManifestReader(Capture &C, std::string Path) : C(C), R(Path) {}
+  ManifestReader(Capture &C, std::string Path) : C(C), Path(std::move(Path)) {}
 
   Error read(StringRef Text);
 
@@ -73,140 +93,140 @@ public:
   std::map<std::string, std::map<std::string, size_t>> *Keys = nullptr;
 
 private:
-  Error readKernel(const JValue &V, const std::string &Field);
-  Error readConfig(const JValue &V, const std::string &Field,
-                   CapturedConfig &Out);
-  Error readArg(const JValue &V, const std::string &Field, CapturedArg &Out);
-  Error dims(const JValue &O, StringRef Field, StringRef Key, int64_t (&Out)[3],
-             bool Required);
+  /// Adds \p K (the manifest's kernels[At]) to the capture: a kernel
+  /// another process launched too gets its counts and configurations.
+  Error merge(CapturedKernel &K, size_t At);
 
   Capture &C;
-  JsonFieldReader R;
+  std::string Path;
 };
 
-Error ManifestReader::dims(const JValue &O, StringRef Field, StringRef Key,
-                           int64_t (&Out)[3], bool Required) {
-  auto V = R.get(O, Field, Key, Required);
-  if (!V)
-    return V.takeError();
-  if (!*V)
-    return Error::success();
-  const JValue &A = **V;
-  if (!A.IsArray() || A.Size() != 3 ||
-      !all_of(A.GetArray(), [](const JValue &X) { return X.IsUint64(); }))
-    return R.fail(JsonFieldReader::join(Field, Key),
-                  "expected three non-negative integers");
-  for (unsigned I = 0; I < 3; ++I)
-    Out[I] = int64_t(A[I].GetUint64());
-  return Error::success();
+} // namespace
+
+static void mapJson(JsonIO &IO, CapturedAllocation &A) {
+  IO.object([&] {
+    std::string Base;
+    IO.required("base", Base);
+    StringRef B(Base);
+    if (IO.ok() && (!B.consume_front("0x") || B.getAsInteger(16, A.Base)))
+      return IO.fail("base", "expected a hexadecimal address (0x...)");
+    IO.required("size", A.Size);
+    IO.required("offset", A.Offset);
+    if (IO.ok() && A.Offset >= A.Size && A.Size)
+      return IO.fail("offset", "lies past the allocation's end");
+    IO.optional("memory", A.Memory);
+  });
 }
 
-Error ManifestReader::readArg(const JValue &V, const std::string &Field,
-                              CapturedArg &Out) {
-  std::string Hex;
-  if (Error E = R.str(V, Field, "bytes", Hex))
-    return E;
-  if (Hex.size() % 2 || !all_of(Hex, isHexDigit))
-    return R.fail(Field + ".bytes", "expected hexadecimal bytes");
-  for (size_t I = 0; I < Hex.size(); I += 2)
-    Out.Bytes.push_back(uint8_t(hexFromNibbles(Hex[I], Hex[I + 1])));
-  auto P = R.get(V, Field, "pointer", false);
-  if (!P)
-    return P.takeError();
-  if (!*P)
-    return Error::success();
-  std::string PF = Field + ".pointer";
-  CapturedAllocation A;
-  std::string Base;
-  if (Error E = R.str(**P, PF, "base", Base))
-    return E;
-  StringRef B(Base);
-  if (!B.consume_front("0x") || B.getAsInteger(16, A.Base))
-    return R.fail(PF + ".base", "expected a hexadecimal address (0x...)");
-  if (Error E = R.integer(**P, PF, "size", A.Size, 0, true))
-    return E;
-  if (Error E = R.integer(**P, PF, "offset", A.Offset, 0, true))
-    return E;
-  if (A.Offset >= A.Size && A.Size)
-    return R.fail(PF + ".offset", "lies past the allocation's end");
-  if (Error E = R.str(**P, PF, "memory", A.Memory, false))
-    return E;
-  Out.Pointer = A;
-  auto Contents = R.get(V, Field, "contents", false);
-  if (!Contents)
-    return Contents.takeError();
-  if (*Contents) {
-    std::string CF = Field + ".contents";
-    if (Error E = R.str(**Contents, CF, "blob", Out.Blob))
-      return E;
-    // A blob lives in the capture's blob folder; never anywhere else.
-    if (!StringRef(Out.Blob).starts_with(std::string(capture::BlobDir) + "/") ||
-        StringRef(Out.Blob).contains("..") || StringRef(Out.Blob).contains('\\'))
-      return R.fail(CF + ".blob", "'" + Out.Blob + "' is not a blob of the "
-                                                   "capture (blobs/<hash>.bin)");
-    if (Error E = R.integer(**Contents, CF, "size", Out.BlobSize, 0, true))
-      return E;
-    if (Out.BlobSize != A.extent())
-      return R.fail(CF + ".size",
-                    Twine(Out.BlobSize) + " bytes, but the buffer extends " +
-                        Twine(A.extent()) + " bytes past the pointer");
-    if (Error E = R.str(**Contents, CF, "hash", Out.BlobHash))
-      return E;
-  } else if (Error E = R.str(V, Field, "contents_missing", Out.ContentsMissing,
-                             false)) {
-    return E;
-  }
-  return Error::success();
+static void mapJson(JsonIO &IO, CapturedArg &Out) {
+  IO.object([&] {
+    std::string Hex;
+    IO.required("bytes", Hex);
+    if (!IO.ok())
+      return;
+    if (Hex.size() % 2 || !all_of(Hex, isHexDigit))
+      return IO.fail("bytes", "expected hexadecimal bytes");
+    for (size_t I = 0; I < Hex.size(); I += 2)
+      Out.Bytes.push_back(uint8_t(hexFromNibbles(Hex[I], Hex[I + 1])));
+    IO.optional("pointer", Out.Pointer);
+    if (!IO.ok() || !Out.Pointer)
+      return;
+    bool HasContents = false;
+    IO.member("contents", /*Required=*/false, [&] {
+      HasContents = true;
+      IO.object([&] {
+        IO.required("blob", Out.Blob);
+        // A blob lives in the capture's blob folder; never anywhere else.
+        StringRef Blob = Out.Blob;
+        if (IO.ok() &&
+            (!Blob.starts_with(std::string(capture::BlobDir) + "/") ||
+             Blob.contains("..") || Blob.contains('\\')))
+          return IO.fail("blob", "'" + Out.Blob +
+                                     "' is not a blob of the capture "
+                                     "(blobs/<hash>.bin)");
+        IO.required("size", Out.BlobSize);
+        if (IO.ok() && Out.BlobSize != Out.Pointer->extent())
+          return IO.fail("size", Twine(Out.BlobSize) +
+                                     " bytes, but the buffer extends " +
+                                     Twine(Out.Pointer->extent()) +
+                                     " bytes past the pointer");
+        IO.required("hash", Out.BlobHash);
+      });
+    });
+    if (!HasContents)
+      IO.optional("contents_missing", Out.ContentsMissing);
+  });
 }
 
-Error ManifestReader::readConfig(const JValue &V, const std::string &Field,
-                                 CapturedConfig &Out) {
-  if (Error E = R.integer(V, Field, "launches", Out.Launches, 0, true))
-    return E;
-  if (Error E = R.integer(V, Field, "failed_launches", Out.FailedLaunches, 0))
-    return E;
-  if (Error E = R.integer(V, Field, "first_launch", Out.FirstLaunch, 0))
-    return E;
-  if (Error E = R.str(V, Field, "api", Out.Api, false))
-    return E;
-  if (Error E = dims(V, Field, "grid", Out.Grid, true))
-    return E;
-  if (Error E = dims(V, Field, "block", Out.Block, true))
-    return E;
-  if (Error E = R.integer(V, Field, "shmem", Out.Shmem, 0, true))
-    return E;
-  if (Error E = dims(V, Field, "cluster", Out.Cluster, false))
-    return E;
-  if (Error E = R.boolean(V, Field, "cooperative", Out.Cooperative))
-    return E;
-  if (Error E = R.boolean(V, Field, "graph_capture", Out.GraphCapture))
-    return E;
-  auto Streams = R.get(V, Field, "streams", false);
-  if (!Streams)
-    return Streams.takeError();
-  if (*Streams) {
-    if (!(*Streams)->IsArray())
-      return R.fail(Field + ".streams", "expected an array of stream ids");
-    for (const JValue &S : (*Streams)->GetArray()) {
-      if (!S.IsUint64())
-        return R.fail(Field + ".streams", "expected an array of stream ids");
-      Out.Streams.push_back(S.GetUint64());
+static void mapJson(JsonIO &IO, CapturedConfig &Out) {
+  IO.object([&] {
+    IO.required("launches", Out.Launches);
+    IO.optional("failed_launches", Out.FailedLaunches);
+    IO.optional("first_launch", Out.FirstLaunch);
+    IO.optional("api", Out.Api);
+    readDims(IO, "grid", Out.Grid, /*Required=*/true);
+    readDims(IO, "block", Out.Block, /*Required=*/true);
+    IO.required("shmem", Out.Shmem, atLeast(0));
+    readDims(IO, "cluster", Out.Cluster, /*Required=*/false);
+    IO.optional("cooperative", Out.Cooperative);
+    IO.optional("graph_capture", Out.GraphCapture);
+    IO.optional("streams", Out.Streams);
+    IO.required("args", Out.Args);
+  });
+}
+
+static void mapJson(JsonIO &IO, ParamLayout &P) {
+  IO.object([&] {
+    IO.required("offset", P.Offset);
+    IO.required("size", P.Size, atLeast(1));
+  });
+}
+
+static void mapJson(JsonIO &IO, CapturedKernel &K) {
+  IO.object([&] {
+    IO.required("name", K.Symbol);
+    IO.optional("demangled", K.Demangled);
+    if (K.Demangled.empty())
+      K.Demangled = K.Symbol;
+    K.Name = capture::kernelNameOf(K.Demangled);
+    IO.required("launches", K.Launches);
+    IO.optional("launches_not_recorded", K.NotRecorded);
+    IO.optional("runtime_launches", K.RuntimeLaunches);
+    IO.optional("error", K.Error);
+    std::vector<ParamLayout> Params;
+    IO.required("params", Params);
+    for (const ParamLayout &P : Params)
+      K.Params.push_back({P.Offset, P.Size});
+    IO.required("configs", K.Configs);
+    for (size_t I = 0; I < K.Configs.size() && IO.ok(); ++I) {
+      const std::vector<CapturedArg> &Args = K.Configs[I].Args;
+      std::string CF = "configs[" + std::to_string(I) + "]";
+      if (Args.size() != K.Params.size())
+        return IO.fail(CF + ".args", Twine(Args.size()) +
+                                         " arguments, but the kernel has " +
+                                         Twine(K.Params.size()) +
+                                         " parameters");
+      for (size_t A = 0; A < Args.size(); ++A)
+        if (!Args[A].Bytes.empty() &&
+            Args[A].Bytes.size() != K.Params[A].second)
+          return IO.fail(CF + ".args[" + std::to_string(A) + "].bytes",
+                         Twine(Args[A].Bytes.size()) +
+                             " bytes, but the parameter has " +
+                             Twine(K.Params[A].second));
     }
-  }
-  auto Args = R.get(V, Field, "args", true);
-  if (!Args)
-    return Args.takeError();
-  if (!(*Args)->IsArray())
-    return R.fail(Field + ".args", "expected an array");
-  unsigned I = 0;
-  for (const JValue &A : (*Args)->GetArray()) {
-    CapturedArg Arg;
-    if (Error E = readArg(A, Field + ".args[" + std::to_string(I++) + "]", Arg))
-      return E;
-    Out.Args.push_back(std::move(Arg));
-  }
-  return Error::success();
+  });
 }
+
+namespace {
+
+/// A manifest's own fields; its kernels are merged into the capture.
+struct Manifest {
+  std::string Format, State, Error;
+  int64_t Version = 0;
+  std::vector<std::string> Program, Devices;
+  uint64_t MaxBytes = 0, Bytes = 0, Skipped = 0;
+  std::vector<CapturedKernel> Kernels;
+};
 
 /// What makes two launches one configuration: as the library keys them.
 std::string configKey(const CapturedConfig &C) {
@@ -229,65 +249,37 @@ std::string configKey(const CapturedConfig &C) {
   return K;
 }
 
-Error ManifestReader::readKernel(const JValue &V, const std::string &Field) {
-  CapturedKernel K;
-  if (Error E = R.str(V, Field, "name", K.Symbol))
-    return E;
-  if (Error E = R.str(V, Field, "demangled", K.Demangled, false))
-    return E;
-  if (K.Demangled.empty())
-    K.Demangled = K.Symbol;
-  K.Name = capture::kernelNameOf(K.Demangled);
-  if (Error E = R.integer(V, Field, "launches", K.Launches, 0, true))
-    return E;
-  if (Error E =
-          R.integer(V, Field, "launches_not_recorded", K.NotRecorded, 0))
-    return E;
-  if (Error E = R.integer(V, Field, "runtime_launches", K.RuntimeLaunches, 0))
-    return E;
-  if (Error E = R.str(V, Field, "error", K.Error, false))
-    return E;
-  auto Params = R.get(V, Field, "params", true);
-  if (!Params)
-    return Params.takeError();
-  if (!(*Params)->IsArray())
-    return R.fail(Field + ".params", "expected an array");
-  unsigned I = 0;
-  for (const JValue &P : (*Params)->GetArray()) {
-    std::string PF = Field + ".params[" + std::to_string(I++) + "]";
-    uint64_t Off = 0, Size = 0;
-    if (Error E = R.integer(P, PF, "offset", Off, 0, true))
-      return E;
-    if (Error E = R.integer(P, PF, "size", Size, 1, true))
-      return E;
-    K.Params.push_back({Off, Size});
-  }
-  auto Configs = R.get(V, Field, "configs", true);
-  if (!Configs)
-    return Configs.takeError();
-  if (!(*Configs)->IsArray())
-    return R.fail(Field + ".configs", "expected an array");
-  I = 0;
-  for (const JValue &CV : (*Configs)->GetArray()) {
-    std::string CF = Field + ".configs[" + std::to_string(I++) + "]";
-    CapturedConfig Cfg;
-    if (Error E = readConfig(CV, CF, Cfg))
-      return E;
-    if (Cfg.Args.size() != K.Params.size())
-      return R.fail(CF + ".args", Twine(Cfg.Args.size()) +
-                                      " arguments, but the kernel has " +
-                                      Twine(K.Params.size()) + " parameters");
-    for (size_t A = 0; A < Cfg.Args.size(); ++A)
-      if (!Cfg.Args[A].Bytes.empty() &&
-          Cfg.Args[A].Bytes.size() != K.Params[A].second)
-        return R.fail(CF + ".args[" + std::to_string(A) + "].bytes",
-                      Twine(Cfg.Args[A].Bytes.size()) +
-                          " bytes, but the parameter has " +
-                          Twine(K.Params[A].second));
-    K.Configs.push_back(std::move(Cfg));
-  }
+} // namespace
 
-  // Merge with the same kernel of another process.
+static void mapJson(JsonIO &IO, Manifest &M) {
+  IO.object([&] {
+    IO.required("format", M.Format);
+    if (IO.ok() && M.Format != capture::FormatName)
+      return IO.fail("format", "'" + M.Format +
+                                   "' is not a capture of clang-astra "
+                                   "(expected '" +
+                                   capture::FormatName + "')");
+    IO.required("version", M.Version, atLeast(0));
+    if (IO.ok() && M.Version != capture::FormatVersion)
+      return IO.fail("version", "capture format version " + Twine(M.Version) +
+                                    "; this clang-astra reads version " +
+                                    Twine(capture::FormatVersion) +
+                                    " (capture the program again with this "
+                                    "clang-astra)");
+    IO.required("state", M.State);
+    if (IO.ok() && M.State != "running" && M.State != "exited")
+      return IO.fail("state", "expected \"running\" or \"exited\"");
+    IO.optional("error", M.Error);
+    IO.optional("program", M.Program);
+    IO.optional("devices", M.Devices);
+    IO.optional("max_bytes", M.MaxBytes);
+    IO.optional("contents_bytes", M.Bytes);
+    IO.optional("contents_skipped", M.Skipped);
+    IO.required("kernels", M.Kernels);
+  });
+}
+
+Error ManifestReader::merge(CapturedKernel &K, size_t At) {
   CapturedKernel *Into = nullptr;
   for (CapturedKernel &X : C.Kernels)
     if (X.Symbol == K.Symbol)
@@ -300,9 +292,11 @@ Error ManifestReader::readKernel(const JValue &V, const std::string &Field) {
     Into->Name = K.Name;
     Into->Params = K.Params;
   } else if (Into->Params != K.Params) {
-    return R.fail(Field + ".params",
-                  "the kernel '" + K.Symbol +
-                      "' has another parameter layout in another process");
+    return createStringError(inconvertibleErrorCode(),
+                             Path + ": kernels[" + Twine(At) +
+                                 "].params: the kernel '" + K.Symbol +
+                                 "' has another parameter layout in another "
+                                 "process");
   }
   Into->Launches += K.Launches;
   Into->NotRecorded += K.NotRecorded;
@@ -334,114 +328,83 @@ Error ManifestReader::readKernel(const JValue &V, const std::string &Field) {
 
 Error ManifestReader::read(StringRef Text) {
   rapidjson::Document Doc;
-  if (Error E = parseJsonWithComments(Text, R.Path, Doc))
+  if (Error E = parseJsonWithComments(Text, Path, Doc))
     return createStringError(inconvertibleErrorCode(),
                              toString(std::move(E)) +
                                  " (a truncated or damaged manifest)");
-  if (!Doc.IsObject())
-    return R.fail("<top>", "expected an object");
-  std::string Format;
-  if (Error E = R.str(Doc, "", "format", Format))
+  Manifest M;
+  if (Error E = readJson(Doc, Path, M))
     return E;
-  if (Format != capture::FormatName)
-    return R.fail("format", "'" + Format + "' is not a capture of clang-astra "
-                                           "(expected '" +
-                                capture::FormatName + "')");
-  int64_t Version = 0;
-  if (Error E = R.integer(Doc, "", "version", Version, 0, true))
-    return E;
-  if (Version != capture::FormatVersion)
-    return R.fail("version", "capture format version " + Twine(Version) +
-                                 "; this clang-astra reads version " +
-                                 Twine(capture::FormatVersion) +
-                                 " (capture the program again with this "
-                                 "clang-astra)");
-  std::string State, Err;
-  if (Error E = R.str(Doc, "", "state", State))
-    return E;
-  if (State != "running" && State != "exited")
-    return R.fail("state", "expected \"running\" or \"exited\"");
   ++C.Processes;
-  if (State == "running")
+  if (M.State == "running")
     ++C.Unfinished;
-  if (Error E = R.str(Doc, "", "error", Err, false))
-    return E;
-  if (!Err.empty()) {
-    C.Notes.push_back(R.Path + ": the capture library could not record: " +
-                      Err);
+  if (!M.Error.empty()) {
+    C.Notes.push_back(Path + ": the capture library could not record: " +
+                      M.Error);
     C.InjectionErrors.push_back(C.Notes.back());
   }
-  std::vector<std::string> Program, Devices;
-  if (Error E = R.strings(Doc, "", "program", Program))
-    return E;
   if (C.Program.empty())
-    C.Program = Program;
-  if (Error E = R.strings(Doc, "", "devices", Devices))
-    return E;
-  for (const std::string &D : Devices)
+    C.Program = M.Program;
+  for (const std::string &D : M.Devices)
     if (!is_contained(C.Devices, D))
       C.Devices.push_back(D);
-  uint64_t MaxBytes = 0, Bytes = 0, Skipped = 0;
-  if (Error E = R.integer(Doc, "", "max_bytes", MaxBytes, 0))
-    return E;
-  if (Error E = R.integer(Doc, "", "contents_bytes", Bytes, 0))
-    return E;
-  if (Error E = R.integer(Doc, "", "contents_skipped", Skipped, 0))
-    return E;
-  C.MaxBytes = std::max(C.MaxBytes, MaxBytes);
-  C.ContentsBytes += Bytes;
-  C.ContentsSkipped += Skipped;
-  auto Ks = R.get(Doc, "", "kernels", true);
-  if (!Ks)
-    return Ks.takeError();
-  if (!(*Ks)->IsArray())
-    return R.fail("kernels", "expected an array");
-  unsigned I = 0;
-  for (const JValue &K : (*Ks)->GetArray())
-    if (Error E = readKernel(K, "kernels[" + std::to_string(I++) + "]"))
+  C.MaxBytes = std::max(C.MaxBytes, M.MaxBytes);
+  C.ContentsBytes += M.Bytes;
+  C.ContentsSkipped += M.Skipped;
+  for (size_t I = 0; I < M.Kernels.size(); ++I)
+    if (Error E = merge(M.Kernels[I], I))
       return E;
   return Error::success();
 }
 
-Error readSummary(Capture &C, StringRef Path) {
+namespace {
+
+/// capture.json.
+struct Summary {
+  std::string Format;
+  int64_t Version = 0;
+  CaptureRun Run;
+};
+
+} // namespace
+
+static void mapJson(JsonIO &IO, Summary &S) {
+  IO.object([&] {
+    IO.required("format", S.Format);
+    IO.required("version", S.Version, atLeast(0));
+    if (IO.ok() && (S.Format != capture::FormatName ||
+                    S.Version != capture::FormatVersion))
+      return IO.fail("version", "not a capture summary of version " +
+                                    Twine(capture::FormatVersion));
+    IO.optional("command", S.Run.Command);
+    IO.member("exit", /*Required=*/true, [&] {
+      IO.object([&] {
+        int64_t Code = -1, Sig = -1;
+        IO.optional("code", Code, atLeast(0));
+        IO.optional("signal", Sig, atLeast(0));
+        if (Code >= 0)
+          S.Run.ExitCode = int(Code);
+        if (Sig >= 0)
+          S.Run.Signal = int(Sig);
+      });
+    });
+    IO.optional("seconds", S.Run.Seconds);
+  });
+}
+
+static Error readSummary(Capture &C, StringRef Path) {
   auto Text = readFile(Path);
   if (!Text)
     return Text.takeError();
   rapidjson::Document Doc;
   if (Error E = parseJsonWithComments(*Text, Path, Doc))
     return E;
-  JsonFieldReader R(Path);
-  std::string Format;
-  int64_t Version = 0;
-  if (Error E = R.str(Doc, "", "format", Format))
+  Summary S;
+  if (Error E = readJson(Doc, Path, S))
     return E;
-  if (Error E = R.integer(Doc, "", "version", Version, 0, true))
-    return E;
-  if (Format != capture::FormatName || Version != capture::FormatVersion)
-    return R.fail("version", "not a capture summary of version " +
-                                 Twine(capture::FormatVersion));
-  CaptureRun Run;
-  if (Error E = R.strings(Doc, "", "command", Run.Command))
-    return E;
-  auto Exit = R.get(Doc, "", "exit", true);
-  if (!Exit)
-    return Exit.takeError();
-  int64_t Code = -1, Sig = -1;
-  if (Error E = R.integer(**Exit, "exit", "code", Code, 0))
-    return E;
-  if (Error E = R.integer(**Exit, "exit", "signal", Sig, 0))
-    return E;
-  if (Code >= 0)
-    Run.ExitCode = int(Code);
-  if (Sig >= 0)
-    Run.Signal = int(Sig);
-  if (Error E = R.number(Doc, "", "seconds", Run.Seconds))
-    return E;
-  C.Run = Run;
+  C.Run = S.Run;
   return Error::success();
 }
-
-} // namespace
 
 Expected<Capture> readCapture(StringRef Dir) {
   if (!sys::fs::is_directory(Dir))

@@ -145,6 +145,48 @@ TEST_F(CaptureDir, BadManifestsSayWhatIsWrong) {
   EXPECT_NE(toString(C.takeError()).find("not a capture"), std::string::npos);
 }
 
+TEST_F(CaptureDir, ManifestErrorsNameTheField) {
+  auto Err = [&](StringRef From, StringRef To) {
+    std::string M = manifest(1, 8);
+    size_t P = M.find(From.str());
+    EXPECT_NE(P, std::string::npos) << From.str();
+    if (P != std::string::npos)
+      M.replace(P, From.size(), To.str());
+    write("launches-1.json", M);
+    auto C = readCapture(Dir);
+    std::string E = C ? "read" : toString(C.takeError());
+    // The message starts with the manifest's path.
+    StringRef Rest(E);
+    Rest.consume_front((Dir + "/").str());
+    return Rest.str();
+  };
+  EXPECT_EQ(Err("\"offset\": 0, \"memory\"", "\"offset\": 40, \"memory\""),
+            "launches-1.json: kernels[0].configs[0].args[0].pointer.offset: "
+            "lies past the allocation's end");
+  EXPECT_EQ(Err("\"grid\": [4, 1, 1]", "\"grid\": [4, -1, 1]"),
+            "launches-1.json: kernels[0].configs[0].grid: expected three "
+            "non-negative integers");
+  EXPECT_EQ(Err("\"streams\": [0]", "\"streams\": [0, -1]"),
+            "launches-1.json: kernels[0].configs[0].streams[1]: must be at "
+            "least 0");
+  EXPECT_EQ(Err("\"offset\": 8, \"size\": 4}", "\"offset\": 8, \"size\": 2}"),
+            "launches-1.json: kernels[0].configs[0].args[1].bytes: 4 bytes, "
+            "but the parameter has 2");
+  EXPECT_EQ(Err("\"size\": 8}", "\"size\": 0}"),
+            "launches-1.json: kernels[0].params[0].size: must be at least 1");
+  EXPECT_EQ(Err("\"state\": \"exited\"", "\"state\": \"done\""),
+            "launches-1.json: state: expected \"running\" or \"exited\"");
+  EXPECT_EQ(Err("\"launches_not_recorded\": 0",
+                "\"launches_not_recorded\": 0.5"),
+            "launches-1.json: kernels[0].launches_not_recorded: expected an "
+            "integer");
+  // Two processes that disagree on a kernel's parameters.
+  write("launches-2.json", manifest(1, 8));
+  EXPECT_EQ(Err("\"offset\": 8, \"size\": 4}", "\"offset\": 16, \"size\": 4}"),
+            "launches-2.json: kernels[0].params: the kernel '_Z1kPfi' has "
+            "another parameter layout in another process");
+}
+
 TEST_F(CaptureDir, BlobsAreCheckedAgainstTheirHash) {
   std::vector<float> X(16);
   for (size_t I = 0; I < X.size(); ++I)

@@ -311,7 +311,7 @@ TEST(EngineJobTest, JobJsonErrorsNameTheField) {
             "j.json: version: this clang-astra reads job version 1, not 2");
   EXPECT_EQ(Err(parseJobJson(Replace("\"seeds\": [", "\"seeds\": [-3, "),
                              "j.json")),
-            "j.json: seeds: expected unsigned 64-bit integers as seeds");
+            "j.json: seeds[0]: must be at least 0");
   std::string E = Err(parseJobJson("{", "j.json"));
   EXPECT_NE(E.find("j.json:1:"), std::string::npos) << E;
   std::string S = Err(parseJobJson(Replace("\"count\": \"d\"", "\"count\": \"D\""),

@@ -11,6 +11,7 @@
 #include "astra/Agents/Orchestrator.h"
 #include "astra/Agents/UserTest.h"
 #include "astra/Support/Json.h"
+#include "astra/Support/JsonMap.h"
 
 #include "llvm/Support/Error.h"
 
@@ -62,6 +63,10 @@ std::string describeStages(const StageTimes &S);
 /// The kernel's run in words: its wall time by part, then describeStages of
 /// the sum over its evaluations.
 std::string describeRunTime(const OptimizeOutcome &O);
+/// The run's tool, date, device, agents and command: the first members of
+/// report.json and scoreboard.json.
+void mapRunInfoHeader(JsonIO &IO, RunInfo &Info);
+
 /// \p S as report.json has it (seconds per stage).
 void writeStagesJson(JsonWriter &W, const StageTimes &S);
 

@@ -2,7 +2,8 @@
 //
 // Machine-readable output (list, reports, jobs) goes through this writer so
 // that every JSON file we emit is indented the same way and valid by
-// construction.
+// construction. Formats that are also read back map their structs both ways
+// with JsonIO (JsonMap.h), which writes through this writer.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ASTRA_SUPPORT_JSON_H
@@ -22,80 +23,6 @@
 #include <vector>
 
 namespace astra {
-
-/// Reads fields of a parsed document with errors that name the file and the
-/// field path ("job.json: runs[0].timing.median_us: expected a number").
-/// Absent and null members are the same; a getter given Required = false
-/// leaves its output as it was for them.
-class JsonFieldReader {
-public:
-  explicit JsonFieldReader(llvm::StringRef Path) : Path(Path.str()) {}
-
-  llvm::Error fail(llvm::StringRef Field, const llvm::Twine &What) const;
-
-  /// The member \p Key of object \p O, or null when absent (and not
-  /// \p Required).
-  llvm::Expected<const rapidjson::Value *> get(const rapidjson::Value &O,
-                                               llvm::StringRef Field,
-                                               llvm::StringRef Key,
-                                               bool Required = true) const;
-  llvm::Error str(const rapidjson::Value &O, llvm::StringRef Field,
-                  llvm::StringRef Key, std::string &Out,
-                  bool Required = true) const;
-  llvm::Error boolean(const rapidjson::Value &O, llvm::StringRef Field,
-                      llvm::StringRef Key, bool &Out,
-                      bool Required = false) const;
-  llvm::Error number(const rapidjson::Value &O, llvm::StringRef Field,
-                     llvm::StringRef Key, double &Out,
-                     bool Required = false) const;
-  /// A number into an optional: null or absent leaves it empty.
-  llvm::Error optionalNumber(const rapidjson::Value &O, llvm::StringRef Field,
-                             llvm::StringRef Key,
-                             std::optional<double> &Out) const;
-  template <typename T>
-  llvm::Error integer(const rapidjson::Value &O, llvm::StringRef Field,
-                      llvm::StringRef Key, T &Out, int64_t Min,
-                      bool Required = false) const {
-    auto V = get(O, Field, Key, Required);
-    if (!V)
-      return V.takeError();
-    if (!*V)
-      return llvm::Error::success();
-    if ((*V)->IsUint64()) {
-      uint64_t U = (*V)->GetUint64();
-      if (Min >= 0 && U < uint64_t(Min))
-        return atLeast(Field, Key, Min);
-      Out = T(U);
-      return llvm::Error::success();
-    }
-    if (!(*V)->IsInt64())
-      return fail(join(Field, Key), "expected an integer");
-    int64_t I = (*V)->GetInt64();
-    if (I < Min)
-      return atLeast(Field, Key, Min);
-    Out = T(I);
-    return llvm::Error::success();
-  }
-  llvm::Error seeds(const rapidjson::Value &O, llvm::StringRef Field,
-                    llvm::StringRef Key, std::vector<uint64_t> &Out) const;
-  llvm::Error strings(const rapidjson::Value &O, llvm::StringRef Field,
-                      llvm::StringRef Key,
-                      std::vector<std::string> &Out) const;
-
-  /// "field.key" ("key" at the top).
-  static std::string join(llvm::StringRef Field, llvm::StringRef Key);
-
-  std::string Path;
-
-private:
-  /// get(), and a "<Expected>" error unless the member passes \p Is.
-  llvm::Expected<const rapidjson::Value *>
-  typed(const rapidjson::Value &O, llvm::StringRef Field, llvm::StringRef Key,
-        bool Required, bool (rapidjson::Value::*Is)() const,
-        llvm::StringRef Expected) const;
-  llvm::Error atLeast(llvm::StringRef Field, llvm::StringRef Key,
-                      int64_t Min) const;
-};
 
 class JsonWriter {
 public:
